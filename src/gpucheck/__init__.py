@@ -1,0 +1,13 @@
+"""gpucheck: does TensorFlow see your NVIDIA GPU? If not, why not and how to fix it.
+
+The library surface (importing it costs nothing; TensorFlow and NVML load only when used)::
+
+    from gpucheck.probes import LiveProbes, collect_snapshot
+    snapshot = collect_snapshot(LiveProbes())
+"""
+
+from gpucheck.__about__ import __version__
+from gpucheck.errors import ExitCode, GpucheckError
+from gpucheck.snapshot import Snapshot, load_snapshot
+
+__all__ = ["ExitCode", "GpucheckError", "Snapshot", "__version__", "load_snapshot"]

@@ -1,0 +1,99 @@
+"""The one place gpucheck starts child processes.
+
+Every child (the interpreter probe, the TensorFlow probe, the dlopen probe, memory and
+benchmark runs) goes through :func:`run_child`: its own process group, a timeout after which
+the whole group is killed and what it printed so far is kept, and Ctrl-C that leaves no child
+behind. Tests patch this one seam.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChildResult:
+    """What a child process did."""
+
+    returncode: int | None
+    """Exit status; negative for a signal; ``None`` when it was killed at the timeout."""
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration_s: float
+
+
+def run_child(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+    cwd: str | None = None,
+) -> ChildResult:
+    """Run ``argv`` to completion or ``timeout_s``; never raises for the child's failures.
+
+    OSError (the executable does not exist) propagates: the caller words it.
+    """
+    start = time.perf_counter()
+    popen_kwargs: dict[str, object] = {}
+    if os.name == "posix":
+        popen_kwargs["start_new_session"] = True
+    process = subprocess.Popen(  # noqa: S603 - argv is built by gpucheck, never a shell string
+        list(argv),
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        cwd=cwd,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        **popen_kwargs,  # type: ignore[call-overload]
+    )
+    try:
+        stdout, stderr = process.communicate(input=stdin, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        stdout, stderr = process.communicate()
+        return ChildResult(None, stdout or "", stderr or "", True, time.perf_counter() - start)
+    except BaseException:  # KeyboardInterrupt included: leave no child behind
+        _kill_group(process)
+        process.wait()
+        raise
+    return ChildResult(process.returncode, stdout, stderr, False, time.perf_counter() - start)
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    if process.poll() is not None:
+        return
+    try:
+        if os.name == "posix":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            process.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def describe_exit(returncode: int | None) -> str:
+    """Human words for a child's exit status: 'killed by SIGSEGV', 'exited with status 3'."""
+    if returncode is None:
+        return "killed at the timeout"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name}"
+    return f"exited with status {returncode}"
+
+
+def current_python() -> str:
+    return sys.executable

@@ -1,0 +1,108 @@
+"""TensorFlow as the target interpreter sees it, from a child process.
+
+The child imports TensorFlow with TF_CPP_MIN_LOG_LEVEL=0 and writes its report to a file after
+every stage; its stderr is TensorFlow's own start-up log, kept verbatim. A hang is cut at the
+timeout, a crash (segfault, SIGILL on a CPU without AVX) or an ImportError becomes data, and
+whatever the child learnt before is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gpucheck._children import script
+from gpucheck._codec import DecodeError, from_data
+from gpucheck._process import describe_exit, run_child
+from gpucheck.snapshot import TensorflowInfo, TfDevice, TfDeviceDetails, TfOpResult
+
+DEFAULT_TIMEOUT_S = 120.0
+
+
+def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The child's environment: the user's, with TensorFlow's full C++ log switched on."""
+    env = dict(os.environ if environ is None else environ)
+    env["TF_CPP_MIN_LOG_LEVEL"] = "0"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("TF_CPP_MAX_VLOG_LEVEL", None)
+    return env
+
+
+def probe_tensorflow(
+    python: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    environ: Mapping[str, str] | None = None,
+) -> TensorflowInfo:
+    python = python or sys.executable
+    with tempfile.TemporaryDirectory(prefix="gpucheck-tf-") as tmp:
+        report_path = Path(tmp) / "report.json"
+        try:
+            result = run_child(
+                [python, script("tf_probe"), str(report_path)],
+                timeout_s=timeout_s,
+                env=child_environment(environ),
+                cwd=tmp,  # never import a stray ./tensorflow from the user's folder
+            )
+        except OSError as exc:
+            return TensorflowInfo(
+                probed=True, installed=None, error=f"cannot run {python}: {exc.strerror or exc}"
+            )
+        try:
+            report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            report = {}
+    log = tuple(result.stderr.splitlines())
+    error = report.get("error")
+    if result.timed_out:
+        stage = report.get("stage", "starting")
+        error = f"TensorFlow did not finish within {timeout_s:g} s (last stage: {stage})"
+    elif result.returncode != 0:
+        stage = report.get("stage", "starting")
+        error = f"the TensorFlow child {describe_exit(result.returncode)} (last stage: {stage})"
+    elif not report:
+        error = "the TensorFlow child wrote no report"
+    return _info(report, log, error, result.returncode, result.timed_out, result.duration_s)
+
+
+def _info(
+    report: dict[str, Any],
+    log: tuple[str, ...],
+    error: str | None,
+    returncode: int | None,
+    timed_out: bool,
+    duration_s: float,
+) -> TensorflowInfo:
+    def devices(key: str) -> tuple[TfDevice, ...]:
+        return tuple(_decode(TfDevice, item) for item in report.get(key) or ())
+
+    return TensorflowInfo(
+        probed=True,
+        installed=report.get("installed"),
+        version=report.get("version"),
+        build_info=report.get("build_info"),
+        is_built_with_cuda=report.get("is_built_with_cuda"),
+        physical_devices=devices("physical_devices"),
+        logical_devices=devices("logical_devices"),
+        device_details=tuple(
+            _decode(TfDeviceDetails, d) for d in report.get("device_details") or ()
+        ),
+        ops=tuple(_decode(TfOpResult, op) for op in report.get("ops") or ()),
+        import_seconds=report.get("import_seconds"),
+        error=error,
+        log=log,
+        returncode=returncode,
+        timed_out=timed_out,
+        duration_s=duration_s,
+    )
+
+
+def _decode(cls: type[Any], item: object) -> Any:
+    try:
+        return from_data(cls, item)
+    except DecodeError as exc:  # the child and gpucheck come from the same release
+        raise RuntimeError(f"tf_probe wrote an unexpected report: {exc}") from exc

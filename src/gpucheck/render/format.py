@@ -1,0 +1,33 @@
+"""Small text formatters shared by the renderers."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+
+def human_bytes(value: int | None) -> str:
+    if value is None:
+        return "?"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def human_seconds(value: float | None) -> str:
+    if value is None:
+        return "?"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value:.2f} s"
+
+
+def text(value: object) -> str:
+    """A value for a table cell, Rich markup escaped; None becomes an em dash."""
+    if value is None or value == "":
+        return "—"
+    return escape(str(value))

@@ -1,0 +1,309 @@
+"""The environment snapshot: every fact the probes collected, as plain frozen data.
+
+The snapshot is the contract every command reads. ``gpucheck detect --json`` prints it, and
+``gpucheck doctor --from FILE`` reads it back on another machine and reaches the same
+diagnosis. Sizes carry their unit in the name (``memory_total_bytes``); ``None`` means "not
+reported", and the reason sits next to it (``error``, ``errors``, ``load_error``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpucheck._codec import DecodeError, from_data, to_data
+from gpucheck.errors import ExitCode, GpucheckError
+
+SCHEMA_VERSION = 1
+"""Version of the snapshot's JSON shape; raised on any incompatible change."""
+
+ENV_VARS: tuple[str, ...] = (
+    "CUDA_VISIBLE_DEVICES",
+    "LD_LIBRARY_PATH",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "TF_FORCE_GPU_ALLOW_GROWTH",
+    "TF_GPU_ALLOCATOR",
+    "TF_CPP_MIN_LOG_LEVEL",
+    "XLA_FLAGS",
+    "TF_CONFIG",
+    "TF_USE_LEGACY_KERAS",
+)
+"""Environment variables that change how TensorFlow finds and uses GPUs."""
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """The machine and the target Python interpreter."""
+
+    os: str
+    """``platform.system()``: Linux, Windows, Darwin."""
+    os_release: str
+    """Kernel release (``platform.release()``); on WSL2 it contains "microsoft"."""
+    os_pretty_name: str | None
+    """PRETTY_NAME from /etc/os-release, when there is one."""
+    arch: str
+    is_wsl: bool
+    python_version: str
+    """Version of the interpreter being diagnosed (``--python``), not necessarily gpucheck's."""
+    python_executable: str
+    cpu_model: str | None
+    cpu_count: int | None
+    cpu_features: tuple[str, ...]
+    """The CPU features TensorFlow wheels care about that this CPU has (avx, avx2, fma, ...)."""
+    env: dict[str, str | None]
+    """Values of :data:`ENV_VARS`; ``None`` when unset."""
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """An installed Python distribution."""
+
+    name: str
+    version: str
+
+
+@dataclass(frozen=True)
+class PackagesInfo:
+    """What is installed in the target interpreter, read from its distribution metadata."""
+
+    tensorflow: tuple[Distribution, ...]
+    """Every TensorFlow distribution (tensorflow, tensorflow-cpu, tf-nightly, ...)."""
+    keras: str | None
+    tf_keras: str | None
+    nvidia: tuple[Distribution, ...]
+    """Every ``nvidia-*`` wheel (CUDA libraries from pip)."""
+    and_cuda_requirements: tuple[str, ...]
+    """Requirements of TensorFlow's ``and-cuda`` extra, from TensorFlow's own metadata."""
+    error: str | None = None
+    """Why the packages could not be read (the target interpreter failed), else ``None``."""
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    """A process holding memory on a GPU."""
+
+    pid: int
+    kind: str
+    """"compute" or "graphics"."""
+    used_memory_bytes: int | None
+
+
+@dataclass(frozen=True)
+class NvmlGpu:
+    """One GPU as the NVIDIA driver reports it through NVML."""
+
+    index: int
+    name: str | None
+    uuid: str | None
+    pci_bus_id: str | None
+    compute_capability: str | None
+    """"8.0" style."""
+    memory_total_bytes: int | None
+    memory_used_bytes: int | None
+    processes: tuple[GpuProcess, ...]
+    errors: dict[str, str] = field(default_factory=dict)
+    """NVML errors by field name, for the values that could not be read."""
+
+
+@dataclass(frozen=True)
+class NvmlInfo:
+    """The NVIDIA driver, as NVML reports it."""
+
+    available: bool
+    error: str | None
+    """Why NVML did not answer (``None`` when available)."""
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    """Highest CUDA version the driver supports, "12.4" style."""
+    nvml_version: str | None = None
+    gpus: tuple[NvmlGpu, ...] = ()
+    error_code: str | None = None
+    """Stable name of the NVML failure (library_not_found, driver_not_loaded, lib_rm_version_mismatch, ...)."""
+
+
+@dataclass(frozen=True)
+class LibraryLocation:
+    """One place a CUDA library was found."""
+
+    path: str
+    source: str
+    """Where it was found: pip, ld_library_path, ldconfig, cuda_home or wsl."""
+    package: str | None = None
+    """The pip distribution that ships it, for source "pip"."""
+    file_version: str | None = None
+    """Version read from the file name (libcudnn.so.9.1.0 -> "9.1.0")."""
+
+
+@dataclass(frozen=True)
+class LibraryInfo:
+    """One CUDA library TensorFlow may load."""
+
+    name: str
+    """Base name: libcudart, libcudnn, ..."""
+    locations: tuple[LibraryLocation, ...]
+    loaded_path: str | None = None
+    """The file that was tried with dlopen (``None``: nothing found, nothing tried)."""
+    loadable: bool | None = None
+    load_error: str | None = None
+    """dlopen's error text, verbatim."""
+    version: str | None = None
+    """Version reported by the library's own API when it loaded, else from the file name."""
+
+
+@dataclass(frozen=True)
+class LibrariesInfo:
+    """Where the CUDA libraries are, and whether they load."""
+
+    probed: bool
+    reason: str | None
+    """Why the libraries were not probed (not Linux, ...), else ``None``."""
+    libraries: tuple[LibraryInfo, ...] = ()
+
+
+@dataclass(frozen=True)
+class TfDevice:
+    """A physical or logical device as tf.config lists it."""
+
+    name: str
+    device_type: str
+
+
+@dataclass(frozen=True)
+class TfDeviceDetails:
+    """tf.config.experimental.get_device_details for one physical GPU."""
+
+    device: str
+    details: dict[str, Any]
+    """Verbatim: compute_capability as [major, minor], device_name."""
+
+
+@dataclass(frozen=True)
+class TfOpResult:
+    """A tiny matrix product run on one device."""
+
+    device: str
+    ok: bool
+    checksum: float | None
+    """Sum of the product's elements, to compare GPU against CPU."""
+    seconds: float | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class TensorflowInfo:
+    """TensorFlow, as a child process of the target interpreter saw it."""
+
+    probed: bool
+    """False when the child was not run (``--no-tf``)."""
+    installed: bool | None
+    version: str | None = None
+    build_info: dict[str, Any] | None = None
+    """tf.sysconfig.get_build_info(), verbatim."""
+    is_built_with_cuda: bool | None = None
+    physical_devices: tuple[TfDevice, ...] = ()
+    logical_devices: tuple[TfDevice, ...] = ()
+    device_details: tuple[TfDeviceDetails, ...] = ()
+    ops: tuple[TfOpResult, ...] = ()
+    import_seconds: float | None = None
+    error: str | None = None
+    """The failure (ImportError, crash, timeout), else ``None``."""
+    log: tuple[str, ...] = ()
+    """TensorFlow's own start-up log (stderr of the child), line by line, verbatim."""
+    returncode: int | None = None
+    """Exit status of the child; negative for a signal, ``None`` when it was killed at the timeout."""
+    timed_out: bool = False
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Every fact about this environment that gpucheck judges."""
+
+    schema_version: int
+    created_at: str
+    """ISO 8601, UTC."""
+    gpucheck_version: str
+    system: SystemInfo
+    packages: PackagesInfo
+    nvml: NvmlInfo
+    libraries: LibrariesInfo
+    tensorflow: TensorflowInfo
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = to_data(self)
+        return data
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Snapshot:
+        """Validate and load a snapshot; a newer schema or a wrong shape is a GpucheckError."""
+        if not isinstance(data, dict):
+            raise _invalid("the top level is not a JSON object")
+        version = data.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise _invalid("it has no integer schema_version")
+        if version > SCHEMA_VERSION:
+            raise GpucheckError(
+                f"the snapshot has schema_version {version}, newer than the {SCHEMA_VERSION} "
+                "this gpucheck reads",
+                reference="snapshot-too-new",
+                hint="upgrade gpucheck: pip install -U gpucheck",
+                exit_code=ExitCode.USAGE,
+            )
+        if version < 1:
+            raise _invalid(f"schema_version {version} is not a valid version")
+        try:
+            return from_data(cls, data)
+        except DecodeError as exc:
+            raise _invalid(str(exc)) from None
+
+    @classmethod
+    def from_json(cls, text: str) -> Snapshot:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _invalid(
+                f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            ) from None
+        return cls.from_dict(data)
+
+
+def load_snapshot(path: str | Path) -> Snapshot:
+    """Read a snapshot written by ``gpucheck detect --json``."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GpucheckError(
+            f"snapshot file {str(path)!r} does not exist",
+            reference="snapshot-missing",
+            hint="write one with: gpucheck detect --json > env.json",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GpucheckError(
+            f"cannot read snapshot file {str(path)!r}: {exc}", reference="snapshot-unreadable"
+        ) from None
+    if not text.strip():
+        raise GpucheckError(
+            f"snapshot file {str(path)!r} is empty",
+            reference="snapshot-invalid",
+            hint="write one with: gpucheck detect --json > env.json",
+        )
+    try:
+        return Snapshot.from_json(text)
+    except GpucheckError as exc:
+        exc.message = f"{path}: {exc.message}"
+        raise
+
+
+def _invalid(problem: str) -> GpucheckError:
+    return GpucheckError(
+        f"not a gpucheck snapshot: {problem}",
+        reference="snapshot-invalid",
+        hint="write one with: gpucheck detect --json > env.json",
+    )
