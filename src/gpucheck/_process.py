@@ -45,7 +45,7 @@ def run_child(
     popen_kwargs: dict[str, object] = {}
     if os.name == "posix":
         popen_kwargs["start_new_session"] = True
-    process = subprocess.Popen(  # noqa: S603 - argv is built by gpucheck, never a shell string
+    process = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,

@@ -87,7 +87,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
         yield lambda _message: None
         return
     with console.status("probing") as status:
-        yield lambda message: status.update(message)
+        yield status.update
 
 
 PythonOption = Annotated[

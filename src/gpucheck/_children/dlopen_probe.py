@@ -5,19 +5,23 @@ Runs in a child process so that a library that crashes on load cannot take gpuch
 Standard library only; Python 3.8+.
 """
 
+from __future__ import annotations
+
 import ctypes
 import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
 
-def _int_out(lib, symbol):  # type: ignore[no-untyped-def]
+def _int_out(lib: ctypes.CDLL, symbol: str) -> int | None:
     value = ctypes.c_int(0)
     status = getattr(lib, symbol)(ctypes.byref(value))
-    return value.value if status == 0 else None
+    return int(value.value) if status == 0 else None
 
 
-def _properties(lib, symbol):  # type: ignore[no-untyped-def]
-    parts = []
+def _properties(lib: ctypes.CDLL, symbol: str) -> str | None:
+    parts: list[str] = []
     for prop in (0, 1, 2):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL (libraryPropertyType)
         value = ctypes.c_int(0)
         if getattr(lib, symbol)(prop, ctypes.byref(value)) != 0:
@@ -26,20 +30,20 @@ def _properties(lib, symbol):  # type: ignore[no-untyped-def]
     return ".".join(parts)
 
 
-def _cuda_style(number):  # type: ignore[no-untyped-def]
+def _cuda_style(number: int | None) -> str | None:
     # cuDriverGetVersion / cudaRuntimeGetVersion: 1000 * major + 10 * minor
     return None if not number else f"{number // 1000}.{number % 1000 // 10}"
 
 
-def _cudnn(lib):  # type: ignore[no-untyped-def]
+def _cudnn(lib: ctypes.CDLL) -> str:
     lib.cudnnGetVersion.restype = ctypes.c_size_t
-    number = lib.cudnnGetVersion()
+    number = int(lib.cudnnGetVersion())
     if number >= 90000:  # cuDNN 9: major * 10000 + minor * 100 + patch
         return f"{number // 10000}.{number % 10000 // 100}.{number % 100}"
     return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"  # cuDNN <= 8
 
 
-def _nccl(lib):  # type: ignore[no-untyped-def]
+def _nccl(lib: ctypes.CDLL) -> str | None:
     number = _int_out(lib, "ncclGetVersion")
     if not number:
         return None
@@ -48,7 +52,7 @@ def _nccl(lib):  # type: ignore[no-untyped-def]
     return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
 
 
-VERSION_READERS = {
+VERSION_READERS: dict[str, Callable[[ctypes.CDLL], str | None]] = {
     "libcuda": lambda lib: _cuda_style(_int_out(lib, "cuDriverGetVersion")),
     "libcudart": lambda lib: _cuda_style(_int_out(lib, "cudaRuntimeGetVersion")),
     "libcudnn": _cudnn,
@@ -62,7 +66,7 @@ VERSION_READERS = {
 }
 
 
-def probe(name, path):  # type: ignore[no-untyped-def]
+def probe(name: str, path: str) -> dict[str, Any]:
     try:
         lib = ctypes.CDLL(path)
     except OSError as exc:
@@ -79,7 +83,7 @@ def probe(name, path):  # type: ignore[no-untyped-def]
 
 if __name__ == "__main__":
     requests = json.load(sys.stdin)
-    results = []
+    results: list[dict[str, Any]] = []
     for item in requests:
         results.append(probe(item["name"], item["path"]))
     json.dump(results, sys.stdout)

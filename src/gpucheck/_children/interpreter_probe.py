@@ -4,10 +4,13 @@ Runs in the target interpreter; standard library only, Python 3.8+. Facts only: 
 classifies them.
 """
 
+from __future__ import annotations
+
 import json
 import platform
 import re
 import sys
+from typing import Any
 
 try:
     from importlib import metadata
@@ -21,9 +24,9 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def collect() -> dict:  # type: ignore[type-arg]
-    distributions = []
-    seen = set()
+def collect() -> dict[str, Any]:
+    distributions: list[dict[str, Any]] = []
+    seen: set[str] = set()
     if metadata is not None:
         for dist in metadata.distributions():
             raw_name = dist.metadata["Name"]
@@ -33,11 +36,16 @@ def collect() -> dict:  # type: ignore[type-arg]
             if name in seen:  # the first on sys.path wins, as at import time
                 continue
             seen.add(name)
-            entry = {"name": name, "version": dist.version, "requires": None, "libs": None}
+            entry: dict[str, Any] = {
+                "name": name,
+                "version": dist.version,
+                "requires": None,
+                "libs": None,
+            }
             if name.startswith(("tensorflow", "tf-nightly", "intel-tensorflow")):
                 entry["requires"] = list(dist.requires or [])
             if name.startswith("nvidia-"):
-                libs = []
+                libs: list[str] = []
                 for file in dist.files or []:
                     if _LIB_FILE.search(str(file).replace("\\", "/")):
                         libs.append(str(file.locate()))
@@ -46,7 +54,7 @@ def collect() -> dict:  # type: ignore[type-arg]
     return {
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
-        "distributions": sorted(distributions, key=lambda d: d["name"]),
+        "distributions": sorted(distributions, key=lambda d: str(d["name"])),
     }
 
 

@@ -6,17 +6,20 @@ stage: when TensorFlow crashes or hangs half-way, the parent still gets what was
 before. Standard library and TensorFlow only; Python 3.8+.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 import time
 import traceback
+from typing import Any
 
-_report = {"installed": None}
-_out_path = sys.argv[1] if len(sys.argv) > 1 else None
+_report: dict[str, Any] = {"installed": None}
+_out_path: str | None = sys.argv[1] if len(sys.argv) > 1 else None
 
 
-def _save(stage):  # type: ignore[no-untyped-def]
+def _save(stage: str) -> None:
     _report["stage"] = stage
     if _out_path is None:
         return
@@ -26,7 +29,7 @@ def _save(stage):  # type: ignore[no-untyped-def]
     os.replace(tmp, _out_path)
 
 
-def _plain(value):  # type: ignore[no-untyped-def]
+def _plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if isinstance(value, (list, tuple)):
@@ -36,11 +39,11 @@ def _plain(value):  # type: ignore[no-untyped-def]
     return str(value)
 
 
-def _short_error(exc):  # type: ignore[no-untyped-def]
+def _short_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".strip()
 
 
-def main():  # type: ignore[no-untyped-def]
+def main() -> None:
     _save("starting")
     start = time.perf_counter()
     try:
@@ -80,7 +83,7 @@ def main():  # type: ignore[no-untyped-def]
     _report["physical_devices"] = [{"name": d.name, "device_type": d.device_type} for d in physical]
     _save("physical_devices")
 
-    details = []
+    details: list[dict[str, Any]] = []
     for device in physical:
         if device.device_type != "GPU":
             continue
@@ -101,7 +104,7 @@ def main():  # type: ignore[no-untyped-def]
     _report["logical_devices"] = [{"name": d.name, "device_type": d.device_type} for d in logical]
     _save("logical_devices")
 
-    ops = []
+    ops: list[dict[str, Any]] = []
     _report["ops"] = ops
     for device in logical:
         if device.device_type not in ("CPU", "GPU"):

@@ -16,11 +16,14 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
+from typing import TypeVar
 
 from gpucheck._children import script
 from gpucheck._process import describe_exit, run_child
 from gpucheck.probes.interpreter import InterpreterFacts
 from gpucheck.snapshot import LibrariesInfo, LibraryInfo, LibraryLocation
+
+T = TypeVar("T")
 
 LIBRARIES: tuple[str, ...] = (
     "libcuda",
@@ -75,12 +78,16 @@ def probe_libraries(
                 name=name,
                 locations=tuple(locations),
                 loaded_path=first.path if outcome else None,
-                loadable=outcome.get("loadable"),
-                load_error=outcome.get("error"),
-                version=outcome.get("version") or first.file_version,
+                loadable=_optional(bool, outcome.get("loadable")),
+                load_error=_optional(str, outcome.get("error")),
+                version=_optional(str, outcome.get("version")) or first.file_version,
             )
         )
     return LibrariesInfo(probed=True, reason=None, libraries=tuple(libraries))
+
+
+def _optional(kind: type[T], value: object) -> T | None:
+    return value if isinstance(value, kind) else None
 
 
 def _matches(name: str, filename: str) -> bool:
@@ -152,7 +159,7 @@ def _ldconfig() -> str:
     for candidate in (shutil.which("ldconfig"), "/sbin/ldconfig", "/usr/sbin/ldconfig"):
         if candidate and os.path.exists(candidate):
             try:
-                return subprocess.run(  # noqa: S603
+                return subprocess.run(
                     [candidate, "-p"], capture_output=True, text=True, timeout=10, check=False
                 ).stdout
             except (OSError, subprocess.SubprocessError):

@@ -8,6 +8,8 @@ GPUs and fields are still reported.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -57,10 +59,8 @@ def probe_nvml(load: Callable[[], Any] = _load_pynvml) -> NvmlInfo:
             gpus=gpus,
         )
     finally:
-        try:
+        with contextlib.suppress(nvml.NVMLError):
             nvml.nvmlShutdown()
-        except nvml.NVMLError:
-            pass
 
 
 def _gpu(nvml: Any, index: int) -> NvmlGpu:
@@ -80,7 +80,11 @@ def _gpu(nvml: Any, index: int) -> NvmlGpu:
         ("compute", "nvmlDeviceGetComputeRunningProcesses"),
         ("graphics", "nvmlDeviceGetGraphicsRunningProcesses"),
     ):
-        found = _call(nvml, errors, f"{kind}_processes", lambda g=getter: getattr(nvml, g)(handle))
+        function = getattr(nvml, getter, None)
+        if function is None:
+            errors[f"{kind}_processes"] = f"{getter} is not available in this nvidia-ml-py"
+            continue
+        found = _call(nvml, errors, f"{kind}_processes", functools.partial(function, handle))
         for proc in found or ():
             used = getattr(proc, "usedGpuMemory", None)
             processes.append(GpuProcess(int(proc.pid), kind, int(used) if used else None))

@@ -18,7 +18,7 @@ from typing import Any
 
 from gpucheck._children import script
 from gpucheck._codec import DecodeError, from_data
-from gpucheck._process import describe_exit, run_child
+from gpucheck._process import ChildResult, describe_exit, run_child
 from gpucheck.snapshot import TensorflowInfo, TfDevice, TfDeviceDetails, TfOpResult
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -66,16 +66,11 @@ def probe_tensorflow(
         error = f"the TensorFlow child {describe_exit(result.returncode)} (last stage: {stage})"
     elif not report:
         error = "the TensorFlow child wrote no report"
-    return _info(report, log, error, result.returncode, result.timed_out, result.duration_s)
+    return _info(report, log, error, result)
 
 
 def _info(
-    report: dict[str, Any],
-    log: tuple[str, ...],
-    error: str | None,
-    returncode: int | None,
-    timed_out: bool,
-    duration_s: float,
+    report: dict[str, Any], log: tuple[str, ...], error: str | None, result: ChildResult
 ) -> TensorflowInfo:
     def devices(key: str) -> tuple[TfDevice, ...]:
         return tuple(_decode(TfDevice, item) for item in report.get(key) or ())
@@ -95,9 +90,9 @@ def _info(
         import_seconds=report.get("import_seconds"),
         error=error,
         log=log,
-        returncode=returncode,
-        timed_out=timed_out,
-        duration_s=duration_s,
+        returncode=result.returncode,
+        timed_out=result.timed_out,
+        duration_s=result.duration_s,
     )
 
 

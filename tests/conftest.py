@@ -1,0 +1,101 @@
+"""Shared fixtures: scenario snapshots, fake probes built from them, and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gpucheck.cli import CliEnvironment, main
+from gpucheck.probes import Probes
+from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from gpucheck.snapshot import LibrariesInfo, NvmlInfo, Snapshot, SystemInfo, TensorflowInfo, load_snapshot
+
+DATA = Path(__file__).resolve().parent / "data"
+SNAPSHOTS = DATA / "snapshots"
+SCENARIO_NAMES = sorted(p.stem for p in SNAPSHOTS.glob("*.json"))
+
+
+def scenario(name: str) -> Snapshot:
+    return load_snapshot(SNAPSHOTS / f"{name}.json")
+
+
+class SnapshotProbes:
+    """Fake probes that answer with the facts of a recorded or hand-made snapshot."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.tensorflow_calls = 0
+
+    def interpreter(self) -> InterpreterFacts:
+        packages = self.snapshot.packages
+        dists = [
+            RawDistribution(d.name, d.version, tuple(f'{r}; extra == "and-cuda"' for r in packages.and_cuda_requirements), None)
+            for d in packages.tensorflow
+        ]
+        dists += [RawDistribution(d.name, d.version, None, ()) for d in packages.nvidia]
+        if packages.keras:
+            dists.append(RawDistribution("keras", packages.keras, None, None))
+        if packages.tf_keras:
+            dists.append(RawDistribution("tf-keras", packages.tf_keras, None, None))
+        return InterpreterFacts(
+            self.snapshot.system.python_version,
+            self.snapshot.system.python_executable,
+            tuple(dists),
+            packages.error,
+        )
+
+    def system(self, facts: InterpreterFacts) -> SystemInfo:
+        return self.snapshot.system
+
+    def nvml(self) -> NvmlInfo:
+        return self.snapshot.nvml
+
+    def libraries(self, facts: InterpreterFacts) -> LibrariesInfo:
+        return self.snapshot.libraries
+
+    def tensorflow(self, timeout_s: float) -> TensorflowInfo:
+        self.tensorflow_calls += 1
+        return self.snapshot.tensorflow
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> object:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture(autouse=True)
+def _deterministic_output(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("GPUCHECK_WIDTH", "120")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    yield
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run ``gpucheck ARGS`` in-process with fake probes: run_cli(args, probes=...)."""
+
+    def run(args: list[str], probes: Probes | None = None) -> CliResult:
+        obj = None
+        if probes is not None:
+            obj = CliEnvironment(probes_factory=lambda _python: probes)
+        code = main(args, obj=obj)
+        out, err = capsys.readouterr()
+        return CliResult(code, out, err)
+
+    return run
+
+
+def pytest_report_header() -> str:
+    return f"gpucheck scenarios: {len(SCENARIO_NAMES)} snapshots in {os.path.relpath(SNAPSHOTS)}"

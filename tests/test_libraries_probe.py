@@ -1,0 +1,100 @@
+"""The CUDA library probe: where each library is found, and a real dlopen of each."""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from gpucheck.probes.libraries import LIBRARIES, probe_libraries
+
+
+def _real_shared_library() -> str:
+    """A shared library this machine really has, to copy under a CUDA library's name."""
+    name = ctypes.util.find_library("z") or ctypes.util.find_library("m")
+    if name is None:
+        pytest.skip("no libz or libm to copy")
+    for folder in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"):
+        candidate = Path(folder) / name
+        if candidate.exists():
+            return str(candidate)
+    pytest.skip(f"cannot locate {name}")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    folders = {
+        "pip": tmp_path / "site-packages/nvidia/cudnn/lib",
+        "ld": tmp_path / "ld",
+        "cuda_home": tmp_path / "cuda/lib64",
+        "system": tmp_path / "system",
+    }
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+    return folders
+
+
+def test_sources_versions_and_real_dlopen(tree: dict[str, Path], tmp_path: Path) -> None:
+    real = _real_shared_library()
+    # pip wheel: a real library under the cuDNN 9 name (loads, has no cudnnGetVersion)
+    cudnn = tree["pip"] / "libcudnn.so.9"
+    shutil.copy(real, cudnn)
+    # LD_LIBRARY_PATH: a broken file under the cuBLAS name (dlopen fails for real)
+    (tree["ld"] / "libcublas.so.12.5.3.2").write_bytes(b"not an ELF file")
+    os.symlink("libcublas.so.12.5.3.2", tree["ld"] / "libcublas.so.12")
+    # the ldconfig cache points at a real library under the libcuda name
+    libcuda = tree["system"] / "libcuda.so.550.54.15"
+    shutil.copy(real, libcuda)
+    os.symlink(libcuda.name, tree["system"] / "libcuda.so.1")
+    ldconfig = f"\tlibcuda.so.1 (libc6,x86-64) => {tree['system'] / 'libcuda.so.1'}\n"
+    # CUDA_HOME holds a second cuBLAS that loses to LD_LIBRARY_PATH
+    shutil.copy(real, tree["cuda_home"] / "libcublas.so.11")
+
+    facts = InterpreterFacts(
+        "3.11.7", "/venv/bin/python", (RawDistribution("nvidia-cudnn-cu12", "9.3.0.75", None, (str(cudnn),)),)
+    )
+    env = {"LD_LIBRARY_PATH": str(tree["ld"]), "CUDA_HOME": str(tmp_path / "cuda")}
+    info = probe_libraries(facts, env, platform="linux", ldconfig_output=ldconfig)
+    by_name = {lib.name: lib for lib in info.libraries}
+    assert list(by_name) == list(LIBRARIES)
+
+    assert by_name["libcudnn"].locations[0].source == "pip"
+    assert by_name["libcudnn"].locations[0].package == "nvidia-cudnn-cu12"
+    assert by_name["libcudnn"].loadable is True
+    assert by_name["libcudnn"].version == "9"  # from the file name: the copy has no cudnnGetVersion
+
+    cublas = by_name["libcublas"]
+    assert [loc.source for loc in cublas.locations] == ["ld_library_path", "cuda_home"]
+    assert cublas.locations[0].file_version == "12.5.3.2"
+    assert cublas.loadable is False
+    assert cublas.load_error is not None
+    assert "libcublas.so.12" in cublas.load_error  # dlopen's own words, verbatim
+
+    assert by_name["libcuda"].locations[0].source == "ldconfig"
+    assert by_name["libcuda"].locations[0].file_version == "550.54.15"
+    assert by_name["libcuda"].loadable is True
+
+    assert by_name["libnccl"].locations == ()
+    assert by_name["libnccl"].loadable is None
+
+
+def test_libcublaslt_is_not_mistaken_for_libcublas(tree: dict[str, Path]) -> None:
+    (tree["ld"] / "libcublasLt.so.12").write_bytes(b"x")
+    info = probe_libraries(
+        InterpreterFacts("3.11", "/p", ()), {"LD_LIBRARY_PATH": str(tree["ld"])}, platform="linux",
+        ldconfig_output="", load=False,
+    )
+    by_name = {lib.name: lib for lib in info.libraries}
+    assert by_name["libcublas"].locations == ()
+    assert len(by_name["libcublasLt"].locations) == 1
+
+
+def test_not_linux_is_recorded_not_searched() -> None:
+    info = probe_libraries(InterpreterFacts("3.11", "/p", ()), {}, platform="darwin")
+    assert info.probed is False
+    assert info.reason is not None
+    assert "darwin" in info.reason

@@ -1,0 +1,114 @@
+"""The snapshot contract: exact top-level keys, JSON round-trip, strict loading."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpucheck.errors import ExitCode, GpucheckError
+from gpucheck.snapshot import ENV_VARS, SCHEMA_VERSION, Snapshot, load_snapshot
+from tests.conftest import SCENARIO_NAMES, SNAPSHOTS, scenario
+
+TOP_LEVEL_KEYS = [
+    "schema_version",
+    "created_at",
+    "gpucheck_version",
+    "system",
+    "packages",
+    "nvml",
+    "libraries",
+    "tensorflow",
+]
+
+
+@pytest.mark.parametrize("name", SCENARIO_NAMES)
+def test_every_scenario_round_trips_unchanged(name: str) -> None:
+    snapshot = scenario(name)
+    text = snapshot.to_json()
+    again = Snapshot.from_json(text)
+    assert again == snapshot
+    assert again.to_json() == text
+    # and the file on disk is exactly what the dataclasses write
+    on_disk = json.loads((SNAPSHOTS / f"{name}.json").read_text())
+    assert snapshot.to_dict() == on_disk
+
+
+@pytest.mark.parametrize("name", SCENARIO_NAMES)
+def test_top_level_keys_are_exactly_the_contract(name: str) -> None:
+    data = scenario(name).to_dict()
+    assert list(data) == TOP_LEVEL_KEYS
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert set(data["system"]["env"]) == set(ENV_VARS)
+
+
+def test_real_recording_is_a_cuda_build_without_driver() -> None:
+    real = scenario("real-cpu-only-tf-2.21-no-driver")
+    assert real.nvml.available is False
+    assert real.nvml.error_code == "library_not_found"
+    assert real.tensorflow.is_built_with_cuda is True
+    assert [d.device_type for d in real.tensorflow.physical_devices] == ["CPU"]
+    assert any("Could not find cuda drivers" in line for line in real.tensorflow.log)
+
+
+def _write(tmp_path: Path, content: str) -> Path:
+    path = tmp_path / "env.json"
+    path.write_text(content)
+    return path
+
+
+def _good() -> dict[str, object]:
+    return scenario("two-a100").to_dict()
+
+
+@pytest.mark.parametrize(
+    ("content", "reference", "words"),
+    [
+        ("", "snapshot-invalid", "is empty"),
+        ("   \n", "snapshot-invalid", "is empty"),
+        ("{not json", "snapshot-invalid", "not JSON"),
+        ("[1, 2]", "snapshot-invalid", "not a JSON object"),
+        ('{"system": {}}', "snapshot-invalid", "no integer schema_version"),
+        ('{"schema_version": "1"}', "snapshot-invalid", "no integer schema_version"),
+        ('{"schema_version": 0}', "snapshot-invalid", "not a valid version"),
+        ('{"schema_version": 99}', "snapshot-too-new", "newer than"),
+        ('{"schema_version": 1}', "snapshot-invalid", "created_at: missing"),
+    ],
+)
+def test_bad_files_are_one_clear_error(tmp_path: Path, content: str, reference: str, words: str) -> None:
+    with pytest.raises(GpucheckError) as caught:
+        load_snapshot(_write(tmp_path, content))
+    assert caught.value.reference == reference
+    assert words in caught.value.message
+    assert caught.value.exit_code == ExitCode.USAGE
+    assert "\n" not in caught.value.message
+
+
+def test_unknown_key_is_rejected_with_its_path(tmp_path: Path) -> None:
+    data = _good()
+    data["nvml"]["gpus"][1]["temperature_c"] = 40  # type: ignore[index]
+    with pytest.raises(GpucheckError, match=r"nvml\.gpus\[1\]: unknown key 'temperature_c'"):
+        load_snapshot(_write(tmp_path, json.dumps(data)))
+
+
+def test_wrong_type_is_rejected_with_its_path(tmp_path: Path) -> None:
+    data = _good()
+    data["nvml"]["gpus"][0]["memory_total_bytes"] = "80GB"  # type: ignore[index]
+    with pytest.raises(GpucheckError, match=r"nvml\.gpus\[0\]\.memory_total_bytes: expected an integer, got string"):
+        load_snapshot(_write(tmp_path, json.dumps(data)))
+
+
+def test_boolean_is_not_an_integer(tmp_path: Path) -> None:
+    data = _good()
+    data["system"]["cpu_count"] = True  # type: ignore[index]
+    with pytest.raises(GpucheckError, match="system.cpu_count"):
+        load_snapshot(_write(tmp_path, json.dumps(data)))
+
+
+def test_missing_file_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(GpucheckError) as caught:
+        load_snapshot(tmp_path / "nope.json")
+    assert caught.value.reference == "snapshot-missing"
+    assert caught.value.hint is not None
+    assert "gpucheck detect --json" in caught.value.hint

@@ -1,0 +1,108 @@
+"""The system, interpreter and packages probes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from gpucheck._children import script
+from gpucheck._process import run_child
+from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution, _facts, probe_interpreter
+from gpucheck.probes.packages import classify
+from gpucheck.probes.system import probe_system
+from gpucheck.snapshot import ENV_VARS
+
+FACTS = InterpreterFacts("3.11.7", "/venv/bin/python", ())
+
+
+def _root(tmp_path: Path, cpuinfo: str, os_release: str = "", version: str = "") -> Path:
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "proc/cpuinfo").write_text(cpuinfo)
+    (tmp_path / "proc/version").write_text(version)
+    (tmp_path / "etc/os-release").write_text(os_release)
+    return tmp_path
+
+
+def test_system_reads_cpu_os_and_environment(tmp_path: Path) -> None:
+    root = _root(
+        tmp_path,
+        "processor\t: 0\nmodel name\t: AMD EPYC 7763 64-Core Processor\nflags\t\t: fpu sse4_2 avx avx2 fma\n",
+        'NAME="Ubuntu"\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n',
+        "Linux version 6.5.0-1017-azure",
+    )
+    env = {"CUDA_VISIBLE_DEVICES": "0,1", "XLA_FLAGS": "--xla_gpu_cuda_data_dir=/usr/local/cuda", "HOME": "/root"}
+    info = probe_system(FACTS, env, root)
+    assert info.cpu_model == "AMD EPYC 7763 64-Core Processor"
+    assert info.cpu_features == ("sse4_2", "avx", "avx2", "fma")
+    assert info.os_pretty_name == "Ubuntu 22.04.4 LTS"
+    assert info.python_version == "3.11.7"
+    assert info.env["CUDA_VISIBLE_DEVICES"] == "0,1"
+    assert info.env["TF_CONFIG"] is None
+    assert set(info.env) == set(ENV_VARS)
+    assert "HOME" not in info.env
+
+
+def test_wsl2_is_recognised_from_the_kernel(tmp_path: Path) -> None:
+    root = _root(tmp_path, "", version="Linux version 5.15.153.1-microsoft-standard-WSL2 (root@1a2b3c)")
+    assert probe_system(FACTS, {}, root).is_wsl is True
+
+
+def test_not_wsl_on_a_plain_kernel(tmp_path: Path) -> None:
+    root = _root(tmp_path, "", version="Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075)")
+    info = probe_system(FACTS, {}, root)
+    assert info.is_wsl is ("microsoft" in info.os_release.lower() or "wsl" in info.os_release.lower())
+
+
+def test_classify_sorts_tensorflow_keras_and_nvidia_wheels() -> None:
+    facts = InterpreterFacts(
+        "3.11.7",
+        "/venv/bin/python",
+        (
+            RawDistribution("keras", "3.5.0", None, None),
+            RawDistribution("nvidia-cudnn-cu12", "9.3.0.75", None, ("/x/libcudnn.so.9",)),
+            RawDistribution("nvidia-ml-py", "12.560.30", None, ()),
+            RawDistribution(
+                "tensorflow",
+                "2.17.0",
+                ('nvidia-cudnn-cu12==9.3.0.75; extra == "and-cuda"', "numpy<2.0.0,>=1.26.0", 'tensorboard; extra == "x"'),
+                None,
+            ),
+            RawDistribution("tensorflow-cpu", "2.17.0", (), None),
+            RawDistribution("tensorflow-estimator", "2.15.0", (), None),
+            RawDistribution("tf-keras", "2.17.0", None, None),
+        ),
+    )
+    packages = classify(facts)
+    assert [(d.name, d.version) for d in packages.tensorflow] == [("tensorflow", "2.17.0"), ("tensorflow-cpu", "2.17.0")]
+    assert [d.name for d in packages.nvidia] == ["nvidia-cudnn-cu12"]
+    assert packages.and_cuda_requirements == ("nvidia-cudnn-cu12==9.3.0.75",)
+    assert packages.keras == "3.5.0"
+    assert packages.tf_keras == "2.17.0"
+
+
+def test_interpreter_child_reports_what_the_in_process_reader_does() -> None:
+    in_process = probe_interpreter(None)
+    result = run_child([sys.executable, script("interpreter_probe")], timeout_s=60)
+    assert result.returncode == 0, result.stderr
+    child = _facts(json.loads(result.stdout))
+    assert child == in_process
+    assert any(d.name == "pytest" for d in child.distributions)
+
+
+def test_interpreter_that_does_not_exist_is_data(tmp_path: Path) -> None:
+    facts = probe_interpreter(str(tmp_path / "python9"))
+    assert facts.error is not None
+    assert "cannot run" in facts.error
+    assert classify(facts).error == facts.error
+
+
+def test_interpreter_that_fails_is_data(tmp_path: Path) -> None:
+    broken = tmp_path / "python"
+    broken.write_text("#!/bin/sh\necho 'python: bad magic number' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    facts = probe_interpreter(str(broken))
+    assert facts.error is not None
+    assert "exited with status 3" in facts.error
+    assert "bad magic number" in facts.error
