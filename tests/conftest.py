@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +12,14 @@ import pytest
 from gpucheck.cli import CliEnvironment, main
 from gpucheck.probes import Probes
 from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
-from gpucheck.snapshot import LibrariesInfo, NvmlInfo, Snapshot, SystemInfo, TensorflowInfo, load_snapshot
+from gpucheck.snapshot import (
+    LibrariesInfo,
+    NvmlInfo,
+    Snapshot,
+    SystemInfo,
+    TensorflowInfo,
+    load_snapshot,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 SNAPSHOTS = DATA / "snapshots"
@@ -34,7 +40,12 @@ class SnapshotProbes:
     def interpreter(self) -> InterpreterFacts:
         packages = self.snapshot.packages
         dists = [
-            RawDistribution(d.name, d.version, tuple(f'{r}; extra == "and-cuda"' for r in packages.and_cuda_requirements), None)
+            RawDistribution(
+                d.name,
+                d.version,
+                tuple(f'{r}; extra == "and-cuda"' for r in packages.and_cuda_requirements),
+                None,
+            )
             for d in packages.tensorflow
         ]
         dists += [RawDistribution(d.name, d.version, None, ()) for d in packages.nvidia]
@@ -74,12 +85,11 @@ class CliResult:
 
 
 @pytest.fixture(autouse=True)
-def _deterministic_output(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _deterministic_output(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("GPUCHECK_WIDTH", "120")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    yield
 
 
 @pytest.fixture

@@ -24,7 +24,10 @@ sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)) + "\\n")
 
 def _modules_after(args: list[str]) -> set[str]:
     result = subprocess.run(
-        [sys.executable, "-c", MODULES_AFTER.format(args=args)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", MODULES_AFTER.format(args=args)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     line = next(line for line in result.stderr.splitlines() if line.startswith("MODULES="))
     return set(json.loads(line.removeprefix("MODULES=")))
@@ -33,7 +36,9 @@ def _modules_after(args: list[str]) -> set[str]:
 def test_help_imports_neither_tensorflow_nor_nvml() -> None:
     modules = _modules_after(["--help"])
     assert "typer" in modules  # the probe really ran the CLI
-    assert not {m for m in modules if m.split(".")[0] in {"tensorflow", "pynvml", "keras", "numpy", "yaml"}}
+    assert not {
+        m for m in modules if m.split(".")[0] in {"tensorflow", "pynvml", "keras", "numpy", "yaml"}
+    }
 
 
 def test_detect_no_tf_does_not_import_tensorflow() -> None:
@@ -43,7 +48,9 @@ def test_detect_no_tf_does_not_import_tensorflow() -> None:
 
 
 def test_version_and_python_dash_m() -> None:
-    result = subprocess.run([sys.executable, "-m", "gpucheck", "--version"], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpucheck", "--version"], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == f"gpucheck {__version__}"
 
 

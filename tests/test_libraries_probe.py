@@ -18,7 +18,14 @@ def _real_shared_library() -> str:
     name = ctypes.util.find_library("z") or ctypes.util.find_library("m")
     if name is None:
         pytest.skip("no libz or libm to copy")
-    for folder in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"):
+    for folder in (
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib64",
+        "/usr/lib64",
+        "/lib",
+        "/usr/lib",
+    ):
         candidate = Path(folder) / name
         if candidate.exists():
             return str(candidate)
@@ -55,7 +62,9 @@ def test_sources_versions_and_real_dlopen(tree: dict[str, Path], tmp_path: Path)
     shutil.copy(real, tree["cuda_home"] / "libcublas.so.11")
 
     facts = InterpreterFacts(
-        "3.11.7", "/venv/bin/python", (RawDistribution("nvidia-cudnn-cu12", "9.3.0.75", None, (str(cudnn),)),)
+        "3.11.7",
+        "/venv/bin/python",
+        (RawDistribution("nvidia-cudnn-cu12", "9.3.0.75", None, (str(cudnn),)),),
     )
     env = {"LD_LIBRARY_PATH": str(tree["ld"]), "CUDA_HOME": str(tmp_path / "cuda")}
     info = probe_libraries(facts, env, platform="linux", ldconfig_output=ldconfig)
@@ -85,8 +94,11 @@ def test_sources_versions_and_real_dlopen(tree: dict[str, Path], tmp_path: Path)
 def test_libcublaslt_is_not_mistaken_for_libcublas(tree: dict[str, Path]) -> None:
     (tree["ld"] / "libcublasLt.so.12").write_bytes(b"x")
     info = probe_libraries(
-        InterpreterFacts("3.11", "/p", ()), {"LD_LIBRARY_PATH": str(tree["ld"])}, platform="linux",
-        ldconfig_output="", load=False,
+        InterpreterFacts("3.11", "/p", ()),
+        {"LD_LIBRARY_PATH": str(tree["ld"])},
+        platform="linux",
+        ldconfig_output="",
+        load=False,
     )
     by_name = {lib.name: lib for lib in info.libraries}
     assert by_name["libcublas"].locations == ()

@@ -19,8 +19,14 @@ class FakeNvml:
 
     NVMLError = pynvml.NVMLError
 
-    def __init__(self, gpus: list[dict[str, Any]], *, init_error: int | None = None, driver: Any = "550.54.15",
-                 cuda: int = 12040) -> None:
+    def __init__(
+        self,
+        gpus: list[dict[str, Any]],
+        *,
+        init_error: int | None = None,
+        driver: Any = "550.54.15",
+        cuda: int = 12040,
+    ) -> None:
         self.gpus = gpus
         self.init_error = init_error
         self.driver = driver
@@ -82,7 +88,10 @@ class FakeNvml:
         return types.SimpleNamespace(total=total, used=used, free=total - used)
 
     def nvmlDeviceGetComputeRunningProcesses(self, handle: Handle) -> list[Any]:
-        return [types.SimpleNamespace(pid=pid, usedGpuMemory=used) for pid, used in self._field(handle, "procs")]
+        return [
+            types.SimpleNamespace(pid=pid, usedGpuMemory=used)
+            for pid, used in self._field(handle, "procs")
+        ]
 
     def nvmlDeviceGetGraphicsRunningProcesses(self, handle: Handle) -> list[Any]:
         return []
@@ -118,7 +127,10 @@ def test_two_gpus_are_reported_with_every_field() -> None:
     assert first.memory_total_bytes == 85_899_345_920
     assert first.memory_used_bytes == 545_259_520
     assert first.pci_bus_id == "00000000:00:00.0"
-    assert [(p.pid, p.used_memory_bytes) for p in second.processes] == [(4242, 2 * 1024**3), (4343, None)]
+    assert [(p.pid, p.used_memory_bytes) for p in second.processes] == [
+        (4242, 2 * 1024**3),
+        (4343, None),
+    ]
     assert fake.shutdown_calls == 1
 
 
@@ -178,9 +190,13 @@ def test_errors_on_one_gpu_do_not_hide_the_others() -> None:
 
 def test_old_nvidia_ml_py_bytes_and_missing_functions() -> None:
     class OldNvml(FakeNvml):
-        nvmlDeviceGetGraphicsRunningProcesses = None  # not in this release of the bindings
+        nvmlDeviceGetGraphicsRunningProcesses = None  # type: ignore[assignment]  # absent in old bindings
 
-    fake = OldNvml([gpu(0, name=b"Tesla V100-SXM2-16GB", uuid=b"GPU-0", cc=(7, 0))], driver=b"470.82.01", cuda=11040)
+    fake = OldNvml(
+        [gpu(0, name=b"Tesla V100-SXM2-16GB", uuid=b"GPU-0", cc=(7, 0))],
+        driver=b"470.82.01",
+        cuda=11040,
+    )
     info = probe_nvml(loader(fake))
     assert info.driver_version == "470.82.01"
     assert info.cuda_driver_version == "11.4"
@@ -194,5 +210,7 @@ def test_probe_module_imports_no_nvml_at_import_time() -> None:
     import sys
 
     code = "import sys, gpucheck.probes.nvml; print('pynvml' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "False"

@@ -76,7 +76,9 @@ def _good() -> dict[str, object]:
         ('{"schema_version": 1}', "snapshot-invalid", "created_at: missing"),
     ],
 )
-def test_bad_files_are_one_clear_error(tmp_path: Path, content: str, reference: str, words: str) -> None:
+def test_bad_files_are_one_clear_error(
+    tmp_path: Path, content: str, reference: str, words: str
+) -> None:
     with pytest.raises(GpucheckError) as caught:
         load_snapshot(_write(tmp_path, content))
     assert caught.value.reference == reference
@@ -95,14 +97,16 @@ def test_unknown_key_is_rejected_with_its_path(tmp_path: Path) -> None:
 def test_wrong_type_is_rejected_with_its_path(tmp_path: Path) -> None:
     data = _good()
     data["nvml"]["gpus"][0]["memory_total_bytes"] = "80GB"  # type: ignore[index]
-    with pytest.raises(GpucheckError, match=r"nvml\.gpus\[0\]\.memory_total_bytes: expected an integer, got string"):
+    with pytest.raises(
+        GpucheckError, match=r"nvml\.gpus\[0\]\.memory_total_bytes: expected an integer, got string"
+    ):
         load_snapshot(_write(tmp_path, json.dumps(data)))
 
 
 def test_boolean_is_not_an_integer(tmp_path: Path) -> None:
     data = _good()
     data["system"]["cpu_count"] = True  # type: ignore[index]
-    with pytest.raises(GpucheckError, match="system.cpu_count"):
+    with pytest.raises(GpucheckError, match=r"system\.cpu_count"):
         load_snapshot(_write(tmp_path, json.dumps(data)))
 
 

@@ -32,7 +32,11 @@ def test_system_reads_cpu_os_and_environment(tmp_path: Path) -> None:
         'NAME="Ubuntu"\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n',
         "Linux version 6.5.0-1017-azure",
     )
-    env = {"CUDA_VISIBLE_DEVICES": "0,1", "XLA_FLAGS": "--xla_gpu_cuda_data_dir=/usr/local/cuda", "HOME": "/root"}
+    env = {
+        "CUDA_VISIBLE_DEVICES": "0,1",
+        "XLA_FLAGS": "--xla_gpu_cuda_data_dir=/usr/local/cuda",
+        "HOME": "/root",
+    }
     info = probe_system(FACTS, env, root)
     assert info.cpu_model == "AMD EPYC 7763 64-Core Processor"
     assert info.cpu_features == ("sse4_2", "avx", "avx2", "fma")
@@ -45,14 +49,18 @@ def test_system_reads_cpu_os_and_environment(tmp_path: Path) -> None:
 
 
 def test_wsl2_is_recognised_from_the_kernel(tmp_path: Path) -> None:
-    root = _root(tmp_path, "", version="Linux version 5.15.153.1-microsoft-standard-WSL2 (root@1a2b3c)")
+    root = _root(
+        tmp_path, "", version="Linux version 5.15.153.1-microsoft-standard-WSL2 (root@1a2b3c)"
+    )
     assert probe_system(FACTS, {}, root).is_wsl is True
 
 
 def test_not_wsl_on_a_plain_kernel(tmp_path: Path) -> None:
     root = _root(tmp_path, "", version="Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075)")
     info = probe_system(FACTS, {}, root)
-    assert info.is_wsl is ("microsoft" in info.os_release.lower() or "wsl" in info.os_release.lower())
+    assert info.is_wsl is (
+        "microsoft" in info.os_release.lower() or "wsl" in info.os_release.lower()
+    )
 
 
 def test_classify_sorts_tensorflow_keras_and_nvidia_wheels() -> None:
@@ -66,7 +74,11 @@ def test_classify_sorts_tensorflow_keras_and_nvidia_wheels() -> None:
             RawDistribution(
                 "tensorflow",
                 "2.17.0",
-                ('nvidia-cudnn-cu12==9.3.0.75; extra == "and-cuda"', "numpy<2.0.0,>=1.26.0", 'tensorboard; extra == "x"'),
+                (
+                    'nvidia-cudnn-cu12==9.3.0.75; extra == "and-cuda"',
+                    "numpy<2.0.0,>=1.26.0",
+                    'tensorboard; extra == "x"',
+                ),
                 None,
             ),
             RawDistribution("tensorflow-cpu", "2.17.0", (), None),
@@ -75,7 +87,10 @@ def test_classify_sorts_tensorflow_keras_and_nvidia_wheels() -> None:
         ),
     )
     packages = classify(facts)
-    assert [(d.name, d.version) for d in packages.tensorflow] == [("tensorflow", "2.17.0"), ("tensorflow-cpu", "2.17.0")]
+    assert [(d.name, d.version) for d in packages.tensorflow] == [
+        ("tensorflow", "2.17.0"),
+        ("tensorflow-cpu", "2.17.0"),
+    ]
     assert [d.name for d in packages.nvidia] == ["nvidia-cudnn-cu12"]
     assert packages.and_cuda_requirements == ("nvidia-cudnn-cu12==9.3.0.75",)
     assert packages.keras == "3.5.0"

@@ -30,7 +30,9 @@ def test_real_tensorflow_on_this_machine() -> None:
     assert "is_cuda_build" in info.build_info
     assert info.import_seconds is not None
     assert info.import_seconds > 0
-    assert ("/physical_device:CPU:0", "CPU") in [(d.name, d.device_type) for d in info.physical_devices]
+    assert ("/physical_device:CPU:0", "CPU") in [
+        (d.name, d.device_type) for d in info.physical_devices
+    ]
     assert ("/device:CPU:0", "CPU") in [(d.name, d.device_type) for d in info.logical_devices]
     cpu = next(op for op in info.ops if op.device.endswith("CPU:0"))
     assert cpu.ok
@@ -67,7 +69,9 @@ def test_broken_tensorflow_import_is_data(tmp_path: Path) -> None:
 
 
 def test_hang_is_cut_at_the_timeout_and_keeps_its_output(tmp_path: Path) -> None:
-    python = _wrapper(tmp_path, "echo 'I0000 00:00:1.0 1 cuda_executor.cc:1] probing' >&2; sleep 30")
+    python = _wrapper(
+        tmp_path, "echo 'I0000 00:00:1.0 1 cuda_executor.cc:1] probing' >&2; sleep 30"
+    )
     info = probe_tensorflow(python, timeout_s=1)
     assert info.timed_out is True
     assert info.returncode is None
@@ -94,7 +98,9 @@ def test_interpreter_that_cannot_run(tmp_path: Path) -> None:
 
 
 def test_child_environment_turns_the_cpp_log_on() -> None:
-    env = child_environment({"TF_CPP_MIN_LOG_LEVEL": "3", "TF_CPP_MAX_VLOG_LEVEL": "2", "PATH": "/bin"})
+    env = child_environment(
+        {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_CPP_MAX_VLOG_LEVEL": "2", "PATH": "/bin"}
+    )
     assert env["TF_CPP_MIN_LOG_LEVEL"] == "0"
     assert "TF_CPP_MAX_VLOG_LEVEL" not in env
     assert env["PATH"] == "/bin"

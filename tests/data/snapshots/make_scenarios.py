@@ -38,7 +38,9 @@ A100_TOTAL = 85_899_345_920  # nvidia-smi: 81920 MiB, NVIDIA A100-SXM4-80GB
 SCENARIOS: dict[str, Callable[[Snapshot], Snapshot]] = {}
 
 
-def scenario(name: str) -> Callable[[Callable[[Snapshot], Snapshot]], Callable[[Snapshot], Snapshot]]:
+def scenario(
+    name: str,
+) -> Callable[[Callable[[Snapshot], Snapshot]], Callable[[Snapshot], Snapshot]]:
     def register(function: Callable[[Snapshot], Snapshot]) -> Callable[[Snapshot], Snapshot]:
         SCENARIOS[name] = function
         return function
@@ -51,7 +53,10 @@ def replace(obj: object, **changes: object) -> object:
 
 
 def tf_log(*lines: str) -> tuple[str, ...]:
-    return ("WARNING: All log messages before absl::InitializeLog() is called are written to STDERR", *lines)
+    return (
+        "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
+        *lines,
+    )
 
 
 ONEDNN = (
@@ -77,7 +82,12 @@ def a100(index: int, used: int = 0, processes: tuple[GpuProcess, ...] = ()) -> N
 def pip_libs(cuda_major: int = 12) -> LibrariesInfo:
     """The CUDA libraries of `pip install tensorflow[and-cuda]` 2.21 plus the driver's libcuda."""
     packages = {
-        "libcudart": ("nvidia-cuda-runtime-cu12", "cuda_runtime", f"libcudart.so.{cuda_major}", "12.5"),
+        "libcudart": (
+            "nvidia-cuda-runtime-cu12",
+            "cuda_runtime",
+            f"libcudart.so.{cuda_major}",
+            "12.5",
+        ),
         "libcublas": ("nvidia-cublas-cu12", "cublas", "libcublas.so.12", "12.5.3"),
         "libcublasLt": ("nvidia-cublas-cu12", "cublas", "libcublasLt.so.12", "12.5.3"),
         "libcufft": ("nvidia-cufft-cu12", "cufft", "libcufft.so.11", "11.2.3"),
@@ -90,7 +100,11 @@ def pip_libs(cuda_major: int = 12) -> LibrariesInfo:
     libraries = [
         LibraryInfo(
             name="libcuda",
-            locations=(LibraryLocation("/lib/x86_64-linux-gnu/libcuda.so.1", "ldconfig", None, "535.104.05"),),
+            locations=(
+                LibraryLocation(
+                    "/lib/x86_64-linux-gnu/libcuda.so.1", "ldconfig", None, "535.104.05"
+                ),
+            ),
             loaded_path="/lib/x86_64-linux-gnu/libcuda.so.1",
             loadable=True,
             version="12.2",
@@ -136,24 +150,49 @@ def created_device(index: int, gpu: NvmlGpu, mb: int = 79_078) -> str:
     )
 
 
-def with_gpus(base: Snapshot, gpus: tuple[NvmlGpu, ...], *, driver: str = "535.104.05", cuda: str = "12.2") -> Snapshot:
+def with_gpus(
+    base: Snapshot, gpus: tuple[NvmlGpu, ...], *, driver: str = "535.104.05", cuda: str = "12.2"
+) -> Snapshot:
     """A Linux machine whose driver works and whose TensorFlow sees every GPU."""
-    nvml = NvmlInfo(available=True, error=None, driver_version=driver, cuda_driver_version=cuda,
-                    nvml_version=f"12.{driver}", gpus=gpus)
-    physical = (TfDevice("/physical_device:CPU:0", "CPU"),) + tuple(
-        TfDevice(f"/physical_device:GPU:{g.index}", "GPU") for g in gpus
+    nvml = NvmlInfo(
+        available=True,
+        error=None,
+        driver_version=driver,
+        cuda_driver_version=cuda,
+        nvml_version=f"12.{driver}",
+        gpus=gpus,
     )
-    logical = (TfDevice("/device:CPU:0", "CPU"),) + tuple(TfDevice(f"/device:GPU:{g.index}", "GPU") for g in gpus)
+    physical = (
+        TfDevice("/physical_device:CPU:0", "CPU"),
+        *tuple(TfDevice(f"/physical_device:GPU:{g.index}", "GPU") for g in gpus),
+    )
+    logical = (
+        TfDevice("/device:CPU:0", "CPU"),
+        *tuple(TfDevice(f"/device:GPU:{g.index}", "GPU") for g in gpus),
+    )
     details = tuple(
-        TfDeviceDetails(f"/physical_device:GPU:{g.index}", {"compute_capability": [int(p) for p in (g.compute_capability or "0.0").split(".")], "device_name": g.name})
+        TfDeviceDetails(
+            f"/physical_device:GPU:{g.index}",
+            {
+                "compute_capability": [int(p) for p in (g.compute_capability or "0.0").split(".")],
+                "device_name": g.name,
+            },
+        )
         for g in gpus
     )
-    ops = (TfOpResult("/device:CPU:0", True, 385112.9375, 0.0791, None),) + tuple(
-        TfOpResult(f"/device:GPU:{g.index}", True, 385112.9375, 0.2114, None) for g in gpus
+    ops = (
+        TfOpResult("/device:CPU:0", True, 385112.9375, 0.0791, None),
+        *tuple(TfOpResult(f"/device:GPU:{g.index}", True, 385112.9375, 0.2114, None) for g in gpus),
     )
     log = tf_log(ONEDNN, *(created_device(g.index, g) for g in gpus))
-    tensorflow = replace(base.tensorflow, physical_devices=physical, logical_devices=logical,
-                         device_details=details, ops=ops, log=log)
+    tensorflow = replace(
+        base.tensorflow,
+        physical_devices=physical,
+        logical_devices=logical,
+        device_details=details,
+        ops=ops,
+        log=log,
+    )
     packages = replace(base.packages, nvidia=AND_CUDA_WHEELS)
     return replace(base, nvml=nvml, libraries=pip_libs(), tensorflow=tensorflow, packages=packages)  # type: ignore[return-value]
 
@@ -169,15 +208,24 @@ def two_a100(base: Snapshot) -> Snapshot:
 def tf_cpu_build(base: Snapshot) -> Snapshot:
     """A working A100, but tensorflow-cpu is installed: no GPU support compiled in."""
     working = with_gpus(base, (a100(0),))
-    build = {"cpu_compiler": "clang", "is_cuda_build": False, "is_rocm_build": False, "is_tensorrt_build": False}
+    build = {
+        "cpu_compiler": "clang",
+        "is_cuda_build": False,
+        "is_rocm_build": False,
+        "is_tensorrt_build": False,
+    }
     tensorflow = replace(
         base.tensorflow,
         build_info=build,
         is_built_with_cuda=False,
         log=tf_log(ONEDNN),
     )
-    packages = replace(base.packages, tensorflow=(Distribution("tensorflow-cpu", "2.21.0"),),
-                       and_cuda_requirements=(), nvidia=())
+    packages = replace(
+        base.packages,
+        tensorflow=(Distribution("tensorflow-cpu", "2.21.0"),),
+        and_cuda_requirements=(),
+        nvidia=(),
+    )
     return replace(working, tensorflow=tensorflow, packages=packages)  # type: ignore[return-value]
 
 
