@@ -68,7 +68,7 @@ def test_detect_two_a100(run_cli: Any) -> None:
     assert result.exit_code == 0
     # each GPU twice: once as the driver names it, once in TensorFlow's device details
     assert result.stdout.count("NVIDIA A100-SXM4-80GB") == 4
-    assert "535.104.05" in result.stdout
+    assert "560.35.03" in result.stdout
     assert "/physical_device:GPU:1" in result.stdout
     assert "matmul on /device:GPU:1" in result.stdout
     assert "nvidia-cudnn-cu12" in result.stdout

@@ -161,6 +161,10 @@ class LibrariesInfo:
     reason: str | None
     """Why the libraries were not probed (not Linux, ...), else ``None``."""
     libraries: tuple[LibraryInfo, ...] = ()
+    ptxas: str | None = None
+    """The ptxas XLA would use (pip nvidia-cuda-nvcc wheel, CUDA_HOME/bin, PATH), if any."""
+    libdevice: str | None = None
+    """libdevice.10.bc for XLA (pip wheel, --xla_gpu_cuda_data_dir, CUDA_HOME/nvvm), if any."""
 
 
 @dataclass(frozen=True)

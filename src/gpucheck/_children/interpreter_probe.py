@@ -17,7 +17,10 @@ try:
 except ImportError:  # pragma: no cover - Python < 3.8
     metadata = None  # type: ignore[assignment]
 
-_LIB_FILE = re.compile(r"(^|/)lib[^/]*\.so(\.[0-9.]+)?$|\.dll$")
+# shared libraries, plus the XLA tools that the nvidia-cuda-nvcc wheels ship
+_LIB_FILE = re.compile(
+    r"(^|/)lib[^/]*\.so(\.[0-9.]+)?$|\.dll$|/bin/ptxas(\.exe)?$|libdevice\.10\.bc$"
+)
 
 
 def _normalise(name: str) -> str:

@@ -83,7 +83,34 @@ def probe_libraries(
                 version=_optional(str, outcome.get("version")) or first.file_version,
             )
         )
-    return LibrariesInfo(probed=True, reason=None, libraries=tuple(libraries))
+    return LibrariesInfo(
+        probed=True,
+        reason=None,
+        libraries=tuple(libraries),
+        ptxas=_find_ptxas(facts, environ),
+        libdevice=_find_libdevice(facts, environ),
+    )
+
+
+def _pip_files(facts: InterpreterFacts, suffix: str) -> list[str]:
+    return [f for dist in facts.distributions for f in dist.libs or () if f.endswith(suffix)]
+
+
+def _find_ptxas(facts: InterpreterFacts, environ: Mapping[str, str]) -> str | None:
+    candidates = _pip_files(facts, "/bin/ptxas")
+    candidates += [os.path.join(root, "bin", "ptxas") for root in _cuda_roots(environ)]
+    found = shutil.which("ptxas", path=environ.get("PATH"))
+    if found:
+        candidates.append(found)
+    return next((c for c in candidates if os.path.isfile(c)), None)
+
+
+def _find_libdevice(facts: InterpreterFacts, environ: Mapping[str, str]) -> str | None:
+    candidates = _pip_files(facts, "libdevice.10.bc")
+    data_dir = re.search(r"--xla_gpu_cuda_data_dir=(\S+)", environ.get("XLA_FLAGS", ""))
+    roots = ([data_dir.group(1)] if data_dir else []) + _cuda_roots(environ)
+    candidates += [os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc") for root in roots]
+    return next((c for c in candidates if os.path.isfile(c)), None)
 
 
 def _optional(kind: type[T], value: object) -> T | None:

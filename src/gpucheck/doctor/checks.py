@@ -1,0 +1,785 @@
+"""The doctor's checks: small pure functions ``(snapshot, matrix) -> Finding``, one registry.
+
+Checks are listed bottom-up, layer by layer (platform, Python, TensorFlow, driver, libraries,
+GPUs, what TensorFlow made of them), so the first failure in this order is the first thing to
+fix. A check reads the snapshot and the matrix only; it never reaches the hardware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from gpucheck.doctor import facts, logscan
+from gpucheck.doctor.findings import Finding, fail, info, ok, skip, warn
+from gpucheck.matrix import Matrix
+from gpucheck.snapshot import LibraryInfo, Snapshot
+
+CheckFunction = Callable[[Snapshot, Matrix], Finding]
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    function: CheckFunction
+    gpu: bool
+    """Only matters for using a GPU: --allow-cpu turns its failure into a warning."""
+
+
+REGISTRY: list[Check] = []
+
+
+def check(id: str, title: str, *, gpu: bool = False) -> Callable[[CheckFunction], CheckFunction]:
+    def register(function: CheckFunction) -> CheckFunction:
+        REGISTRY.append(Check(id, title, function, gpu))
+        return function
+
+    return register
+
+
+def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
+    row = facts.release(snapshot, matrix) or (
+        matrix.newest_first()[0] if matrix.tensorflow else None
+    )
+    install = facts.install_command(row, snapshot) if row else 'pip install "tensorflow[and-cuda]"'
+    return f"pip uninstall -y {' '.join(remove)} && {install}"
+
+
+# --- platform and Python -------------------------------------------------------------------
+
+
+@check("platform", "Operating system can run TensorFlow on an NVIDIA GPU")
+def platform(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    system = snapshot.system
+    version = facts.tf_version(snapshot)
+    if system.os == "Darwin":
+        return fail(
+            "platform",
+            "macos_no_cuda",
+            "macOS has no CUDA: TensorFlow cannot use an NVIDIA GPU here",
+            matrix.fact("macos_no_cuda").summary,
+            "pip install tensorflow tensorflow-metal  # Apple GPUs through Metal instead",
+        )
+    if system.os == "Windows":
+        last = matrix.fact("windows_native_last_gpu").value or "2.10"
+        if version and _minor(version) > _minor(last):
+            return fail(
+                "platform",
+                "windows_native_unsupported",
+                f"TensorFlow {version} has no GPU support on native Windows (the last was {last})",
+                matrix.fact("windows_native_last_gpu").summary,
+                'use WSL2 (wsl --install, then pip install "tensorflow[and-cuda]" inside it), or pip install "tensorflow<2.11"',
+            )
+        return ok(
+            "platform",
+            f"native Windows, TensorFlow {version or '(not installed)'}: GPU support up to {last}",
+        )
+    if system.is_wsl:
+        return info(
+            "platform",
+            "WSL2: the GPU comes from the Windows driver",
+            "Under WSL2 libcuda.so comes from /usr/lib/wsl/lib, put there by the Windows NVIDIA driver. "
+            "Do not install a Linux NVIDIA driver inside WSL; update the driver on the Windows side.",
+        )
+    if system.os != "Linux":
+        return warn(
+            "platform",
+            "platform_unknown",
+            f"{system.os} is not a platform TensorFlow builds GPU wheels for",
+        )
+    return ok("platform", f"Linux {system.arch}")
+
+
+def _minor(version: str) -> tuple[int, int]:
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        return (0, 0)
+    return (v.major, v.minor)
+
+
+@check("python", "Python version is supported by TensorFlow")
+def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    py = snapshot.system.python_version
+    if not py:
+        return skip("python", "the interpreter could not be queried")
+    row = facts.release(snapshot, matrix)
+    if row is not None:
+        if row.supports_python(py):
+            return ok(
+                "python", f"Python {py} is supported by TensorFlow {row.version} ({row.python})"
+            )
+        return warn(
+            "python",
+            "python_unsupported",
+            f"Python {py} is outside TensorFlow {row.version}'s tested range {row.python}",
+            "TensorFlow publishes wheels only for the Python versions it was tested with.",
+            f"use a Python in {row.python}, or a TensorFlow release that supports Python {py}",
+        )
+    if facts.tf_version(snapshot) is None:
+        supporting = [r for r in matrix.newest_first() if r.supports_python(py)]
+        if not supporting:
+            newest = matrix.newest_first()[0]
+            return fail(
+                "python",
+                "python_unsupported",
+                f"no TensorFlow release in gpucheck's table supports Python {py}",
+                fix=f"use Python {newest.python.split('-')[-1]} (TensorFlow {newest.version} supports {newest.python})",
+            )
+        return ok("python", f"Python {py}: the newest TensorFlow for it is {supporting[0].version}")
+    return info(
+        "python",
+        f"TensorFlow {facts.tf_version(snapshot)} is not in gpucheck's table; Python {py} not checked",
+    )
+
+
+# --- TensorFlow itself ---------------------------------------------------------------------
+
+
+@check("tf_install", "One TensorFlow distribution with GPU support is installed")
+def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    packages = snapshot.packages
+    if packages.error:
+        return fail(
+            "tf_install",
+            "python_unusable",
+            f"the interpreter could not be queried: {packages.error}",
+        )
+    main = facts.main_distributions(snapshot)
+    names = [d.name for d in main]
+    listing = ", ".join(f"{d.name} {d.version}" for d in packages.tensorflow)
+    if not main:
+        newest = matrix.newest_first()[0] if matrix.tensorflow else None
+        command = (
+            facts.install_command(newest, snapshot)
+            if newest
+            else 'pip install "tensorflow[and-cuda]"'
+        )
+        return fail(
+            "tf_install",
+            "tf_not_installed",
+            "TensorFlow is not installed in this Python",
+            f"Interpreter: {snapshot.system.python_executable}",
+            command,
+        )
+    if snapshot.system.os == "Windows" and set(names) == {"tensorflow", "tensorflow-intel"}:
+        names = ["tensorflow"]  # tensorflow depends on tensorflow-intel on Windows (2.12-2.15)
+    if len(names) > 1:
+        return fail(
+            "tf_install",
+            "multiple_tf_distributions",
+            f"{len(names)} TensorFlow distributions are installed at once: {', '.join(names)}",
+            f"They all write the same `tensorflow` package; whichever was installed last wins. Installed: {listing}",
+            _uninstall_and_install(snapshot, matrix, names),
+        )
+    name = names[0]
+    if name in facts.CPU_ONLY_DISTRIBUTIONS:
+        return fail(
+            "tf_install",
+            "tf_cpu_only_build",
+            f"{name} is installed: it has no GPU support",
+            matrix.fact("tensorflow_cpu_no_gpu").summary,
+            _uninstall_and_install(snapshot, matrix, [name]),
+        )
+    if name == "tensorflow-gpu":
+        return warn(
+            "tf_install",
+            "tensorflow_gpu_deprecated",
+            "tensorflow-gpu is deprecated",
+            matrix.fact("tensorflow_gpu_deprecated").summary,
+            _uninstall_and_install(snapshot, matrix, ["tensorflow-gpu"]),
+        )
+    return ok("tf_install", f"{listing}")
+
+
+@check("tf_import", "TensorFlow imports and starts")
+def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    tf = snapshot.tensorflow
+    if not tf.probed:
+        return skip("tf_import", "TensorFlow was not imported (--no-tf)")
+    if tf.installed is False:
+        return skip("tf_import", "TensorFlow is not installed")
+    log_tail = "\n".join(tf.log[-8:])
+    if tf.timed_out:
+        return fail(
+            "tf_import",
+            "tf_probe_timeout",
+            tf.error or "TensorFlow did not finish starting",
+            f"Last log lines:\n{log_tail}",
+            "gpucheck doctor --timeout 600  # or look for a hung driver in dmesg",
+        )
+    if tf.returncode is not None and tf.returncode < 0:
+        if tf.returncode == -4:  # SIGILL
+            return fail(
+                "tf_import",
+                "cpu_unsupported",
+                "TensorFlow crashed with an illegal instruction",
+                "Official TensorFlow wheels need a CPU with AVX. CPU features: "
+                + (" ".join(snapshot.system.cpu_features) or "unknown"),
+                "use a CPU with AVX, or a TensorFlow built for this CPU",
+            )
+        return fail(
+            "tf_import",
+            "tf_crashed",
+            tf.error or "TensorFlow crashed",
+            f"Last log lines:\n{log_tail}",
+        )
+    if tf.error:
+        return fail("tf_import", "tf_import_failed", tf.error, f"Last log lines:\n{log_tail}")
+    return ok("tf_import", f"TensorFlow {tf.version} imports in {tf.import_seconds or 0:.1f} s")
+
+
+@check("tf_build", "TensorFlow was built with CUDA")
+def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    cuda_build = facts.is_cuda_build(snapshot)
+    if cuda_build is None:
+        return skip("tf_build", "TensorFlow's build is unknown (it did not import)")
+    if facts.build_value(snapshot, "is_rocm_build") is True:
+        return fail(
+            "tf_build",
+            "tf_cpu_only_build",
+            "this TensorFlow is built for AMD ROCm, not CUDA",
+            fix=_uninstall_and_install(
+                snapshot, matrix, [d.name for d in facts.main_distributions(snapshot)]
+            ),
+        )
+    if not cuda_build:
+        return fail(
+            "tf_build",
+            "tf_cpu_only_build",
+            "this TensorFlow is a CPU-only build: it cannot use any GPU",
+            f"Installed: {', '.join(d.name + ' ' + d.version for d in snapshot.packages.tensorflow)}",
+            _uninstall_and_install(
+                snapshot, matrix, [d.name for d in facts.main_distributions(snapshot)]
+            ),
+        )
+    cuda = facts.build_cuda(snapshot, matrix) or "?"
+    cudnn = facts.build_cudnn(snapshot, matrix) or "?"
+    return ok("tf_build", f"built with CUDA {cuda} and cuDNN {cudnn}")
+
+
+# --- the driver ----------------------------------------------------------------------------
+
+
+@check("nvidia_driver", "NVIDIA driver is present and answers", gpu=True)
+def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    nvml = snapshot.nvml
+    if snapshot.system.os == "Darwin":
+        return skip("nvidia_driver", "no NVIDIA driver exists for macOS")
+    if nvml.available:
+        if not nvml.gpus:
+            return fail(
+                "nvidia_driver",
+                "no_nvidia_gpu",
+                f"driver {nvml.driver_version} is loaded but reports no GPU",
+                nvml.error or "",
+                "check that the GPU is attached to this machine or container (nvidia-smi)",
+            )
+        names = ", ".join(sorted({g.name or "?" for g in nvml.gpus}))
+        return ok(
+            "nvidia_driver",
+            f"driver {nvml.driver_version} (CUDA {nvml.cuda_driver_version}), "
+            f"{len(nvml.gpus)} GPU{'s' if len(nvml.gpus) != 1 else ''}: {names}",
+        )
+    cpu_note = "TensorFlow will run on the CPU."
+    if nvml.error_code == "lib_rm_version_mismatch":
+        return fail(
+            "nvidia_driver",
+            "nvml_driver_mismatch",
+            "the NVIDIA driver's library and kernel module have different versions: " + cpu_note,
+            f"NVML: {nvml.error}. The driver was upgraded but the old kernel module is still loaded.",
+            "sudo reboot  # or unload and reload the nvidia kernel modules",
+        )
+    if nvml.error_code in ("library_not_found", "driver_not_loaded") or nvml.error_code is None:
+        what = (
+            "no NVIDIA driver: NVML library not found"
+            if nvml.error_code == "library_not_found"
+            else "NVIDIA driver not loaded"
+        )
+        if snapshot.system.is_wsl:
+            fix = "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
+        else:
+            fix = "sudo ubuntu-drivers install && sudo reboot  # or your distribution's NVIDIA driver package; then nvidia-smi"
+        return fail(
+            "nvidia_driver", "no_nvidia_driver", f"{what}; {cpu_note}", f"NVML: {nvml.error}", fix
+        )
+    return fail(
+        "nvidia_driver",
+        "nvml_error",
+        f"the NVIDIA driver did not answer ({nvml.error_code}): {cpu_note}",
+        f"NVML: {nvml.error}",
+        "nvidia-smi  # shows the same error with the driver's own words",
+    )
+
+
+@check("driver_version", "Driver is new enough for TensorFlow's CUDA", gpu=True)
+def driver_version(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    nvml = snapshot.nvml
+    cuda = facts.build_cuda(snapshot, matrix)
+    if not nvml.available or not nvml.driver_version:
+        return skip("driver_version", "no driver to compare")
+    if cuda is None or facts.is_cuda_build(snapshot) is False:
+        return skip("driver_version", "TensorFlow's CUDA version is unknown")
+    toolkit, floor = facts.driver_floor(snapshot, matrix, cuda)
+    driver = nvml.driver_version
+    details = f"Driver {driver} supports CUDA up to {nvml.cuda_driver_version}; TensorFlow was built with CUDA {cuda}."
+    if toolkit and facts.driver_supports(driver, toolkit):
+        return ok(
+            "driver_version", f"driver {driver} >= {toolkit}, the minimum for CUDA {cuda}", details
+        )
+    upgrade = f"upgrade the NVIDIA driver to {toolkit or floor} or newer"
+    if floor and facts.driver_supports(driver, floor):
+        return warn(
+            "driver_version",
+            "driver_too_old",
+            f"driver {driver} is older than CUDA {cuda}'s {toolkit} and relies on minor-version compatibility",
+            details
+            + " Minor-version compatibility runs the CUDA libraries but not PTX JIT compilation: "
+            "GPUs without binary kernels in this build, and XLA, can fail.",
+            upgrade,
+        )
+    if toolkit is None and floor is None:
+        return info(
+            "driver_version", f"gpucheck's table has no driver minimum for CUDA {cuda}", details
+        )
+    return fail(
+        "driver_version",
+        "driver_too_old",
+        f"driver {driver} is too old for CUDA {cuda} (needs {toolkit or floor})",
+        details,
+        upgrade,
+    )
+
+
+# --- CUDA libraries ------------------------------------------------------------------------
+
+REQUIRED_LIBRARIES = (
+    "libcudart",
+    "libcublas",
+    "libcublasLt",
+    "libcufft",
+    "libcusparse",
+    "libcusolver",
+    "libcurand",
+)
+
+
+def _describe(lib: LibraryInfo) -> str:
+    if not lib.locations:
+        return f"{lib.name}: not found"
+    where = lib.locations[0]
+    source = where.source + (f" {where.package}" if where.package else "")
+    state = (
+        "loads"
+        if lib.loadable
+        else f"does not load: {lib.load_error}"
+        if lib.loadable is False
+        else "not tried"
+    )
+    return f"{lib.name} {lib.version or ''} ({source}, {where.path}): {state}".replace("  ", " ")
+
+
+def _major(version: str | None) -> str | None:
+    return version.split(".")[0] if version else None
+
+
+def _library_problem(lib: LibraryInfo, want_major: str | None) -> str | None:
+    if not lib.locations:
+        return f"{lib.name} not found"
+    if lib.loadable is False:
+        return f"{lib.name} does not load: {lib.load_error}"
+    if want_major and lib.version and _major(lib.version) != want_major:
+        return f"{lib.name} is version {lib.version}, TensorFlow needs {want_major}.x"
+    return None
+
+
+def _unmet_pins(snapshot: Snapshot) -> list[str]:
+    installed = {d.name: d.version for d in snapshot.packages.nvidia}
+    unmet = []
+    for line in snapshot.packages.and_cuda_requirements:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        have = installed.get(requirement.name)
+        if have is None:
+            unmet.append(f"{requirement.name} not installed (wants {requirement.specifier})")
+        elif not requirement.specifier.contains(have, prereleases=True):
+            unmet.append(f"{requirement.name} {have} does not satisfy {requirement.specifier}")
+    return unmet
+
+
+def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str:
+    row = facts.release(snapshot, matrix)
+    version = facts.tf_version(snapshot)
+    if row and row.and_cuda and snapshot.system.os == "Linux" and version:
+        return f'pip install "tensorflow[and-cuda]=={version}"'
+    cuda = facts.build_cuda(snapshot, matrix) or "?"
+    cudnn = facts.build_cudnn(snapshot, matrix) or "?"
+    return f"install CUDA {cuda} and cuDNN {cudnn} from NVIDIA's archive and add their lib64 folder to LD_LIBRARY_PATH"
+
+
+@check("cuda_libraries", "CUDA libraries TensorFlow needs are found and load", gpu=True)
+def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if facts.is_cuda_build(snapshot) is not True:
+        return skip("cuda_libraries", "not a CUDA build of TensorFlow")
+    libs = snapshot.libraries
+    if not libs.probed:
+        return skip("cuda_libraries", f"not searched: {libs.reason}")
+    by_name = {lib.name: lib for lib in libs.libraries}
+    cuda_major = _major(facts.build_cuda(snapshot, matrix))
+    problems = []
+    for name in REQUIRED_LIBRARIES:
+        lib = by_name.get(name)
+        if lib is None:
+            continue
+        problem = _library_problem(lib, cuda_major if name == "libcudart" else None)
+        if problem:
+            problems.append(problem)
+    unmet = _unmet_pins(snapshot)
+    pip_present = bool(snapshot.packages.nvidia)
+    details = "\n".join(_describe(by_name[n]) for n in REQUIRED_LIBRARIES if n in by_name)
+    if unmet and pip_present:
+        details += "\nand-cuda pins unmet:\n" + "\n".join(unmet)
+    if problems:
+        return fail(
+            "cuda_libraries",
+            "cuda_libs_missing",
+            f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'} missing or broken: {problems[0]}",
+            details,
+            _libraries_fix(snapshot, matrix),
+        )
+    if unmet and pip_present:
+        return warn(
+            "cuda_libraries",
+            "and_cuda_pins_unmet",
+            f"the pip CUDA wheels do not match TensorFlow's and-cuda pins: {unmet[0]}",
+            details,
+            _libraries_fix(snapshot, matrix),
+        )
+    sources = sorted(
+        {
+            by_name[n].locations[0].source
+            for n in REQUIRED_LIBRARIES
+            if n in by_name and by_name[n].locations
+        }
+    )
+    return ok(
+        "cuda_libraries",
+        f"all {len(REQUIRED_LIBRARIES)} CUDA libraries found and load ({', '.join(sources)})",
+        details,
+    )
+
+
+@check("cudnn", "cuDNN is found and matches the build", gpu=True)
+def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if facts.is_cuda_build(snapshot) is not True or not snapshot.libraries.probed:
+        return skip("cudnn", "not a CUDA build of TensorFlow, or libraries not searched")
+    lib = next((lib for lib in snapshot.libraries.libraries if lib.name == "libcudnn"), None)
+    built = facts.build_cudnn(snapshot, matrix)
+    if lib is None or not lib.locations or lib.loadable is False:
+        why = (
+            "not found" if lib is None or not lib.locations else f"does not load: {lib.load_error}"
+        )
+        return fail(
+            "cudnn",
+            "cudnn_missing",
+            f"cuDNN {built or ''} {why}".replace("  ", " "),
+            _describe(lib) if lib else "",
+            _libraries_fix(snapshot, matrix),
+        )
+    have = lib.version
+    if not built or not have:
+        return ok("cudnn", f"cuDNN {have or '(version unknown)'} found")
+    # cuda_dnn.cc: the runtime must have the same major version and an equal or higher minor.
+    have_parts = [int(p) for p in have.split(".")[:2] if p.isdigit()]
+    built_parts = [int(p) for p in built.split(".")[:2] if p.isdigit()]
+    if have_parts[:1] != built_parts[:1] or (
+        len(have_parts) > 1 and len(built_parts) > 1 and have_parts[1] < built_parts[1]
+    ):
+        return fail(
+            "cudnn",
+            "cudnn_version_mismatch",
+            f"cuDNN {have} is loaded but TensorFlow was built with {built}",
+            "cuDNN needs the same major version and an equal or higher minor version.\n"
+            + _describe(lib),
+            _libraries_fix(snapshot, matrix),
+        )
+    return ok("cudnn", f"cuDNN {have} matches the build's {built}")
+
+
+# --- the GPUs ------------------------------------------------------------------------------
+
+
+@check("gpu_visibility", "CUDA_VISIBLE_DEVICES leaves GPUs visible", gpu=True)
+def gpu_visibility(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    visible, value = facts.visible_gpus(snapshot)
+    if value is None:
+        return ok("gpu_visibility", "CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
+    if not snapshot.nvml.gpus:
+        return skip(
+            "gpu_visibility",
+            f"CUDA_VISIBLE_DEVICES={value!r}, but the driver lists no GPU to compare",
+        )
+    if not visible:
+        return fail(
+            "gpu_visibility",
+            "gpu_hidden_by_env",
+            f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU from TensorFlow",
+            f"The driver sees {len(snapshot.nvml.gpus)} GPU(s); CUDA shows a process only those listed "
+            "in CUDA_VISIBLE_DEVICES, up to the first entry that names no GPU.",
+            "unset CUDA_VISIBLE_DEVICES  # or: export CUDA_VISIBLE_DEVICES=0",
+        )
+    shown = ", ".join(str(g.index) for g in visible)
+    if len(visible) < len(snapshot.nvml.gpus):
+        return info(
+            "gpu_visibility",
+            f"CUDA_VISIBLE_DEVICES={value!r}: TensorFlow may use GPU {shown} "
+            f"of {len(snapshot.nvml.gpus)}",
+        )
+    return ok("gpu_visibility", f"CUDA_VISIBLE_DEVICES={value!r} shows every GPU")
+
+
+@check("compute_capability", "Each GPU's compute capability is supported by the build", gpu=True)
+def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    visible, _ = facts.visible_gpus(snapshot)
+    if not visible or facts.is_cuda_build(snapshot) is not True:
+        return skip("compute_capability", "no visible GPU, or not a CUDA build")
+    found = facts.compute_capabilities(snapshot, matrix)
+    if found is None:
+        return skip("compute_capability", "the build's compute capabilities are unknown")
+    caps, origin = found
+    worst: Finding | None = None
+    lines = [f"Build ships: {' '.join(caps)} (from {origin})"]
+    for gpu in visible:
+        if not gpu.compute_capability:
+            continue
+        fit = facts.fit(gpu.compute_capability, caps)
+        label = f"GPU {gpu.index} {gpu.name} (compute capability {gpu.compute_capability})"
+        lines.append(f"{label}: {fit.kind}{' via ' + fit.via if fit.via else ''}")
+        finding: Finding | None = None
+        if fit.kind == "ptx":
+            finding = warn(
+                "compute_capability",
+                "ptx_jit_required",
+                f"{label}: no binary kernels, CUDA JIT-compiles {fit.via} PTX on first use (can take 30 minutes or more)",
+                fix="export CUDA_CACHE_MAXSIZE=4294967296  # keep the JIT result between runs",
+            )
+        elif fit.kind == "too_old":
+            finding = fail(
+                "compute_capability",
+                "compute_capability_too_old",
+                f"{label} is older than this build supports: TensorFlow ignores it",
+                fix=_older_release_fix(snapshot, matrix, gpu.compute_capability),
+            )
+        elif fit.kind == "unsupported":
+            finding = fail(
+                "compute_capability",
+                "compute_capability_unsupported",
+                f"{label}: this build has neither kernels nor PTX for it",
+                fix=f'pip install -U "tensorflow[and-cuda]"  # a newer build may ship sm_{gpu.compute_capability.replace(".", "")}',
+            )
+        if finding and (worst is None or finding.status.severity > worst.status.severity):
+            worst = finding
+    details = "\n".join(lines)
+    if worst is not None:
+        return Finding(worst.check, worst.status, worst.summary, details, worst.fix, worst.cause)
+    return ok("compute_capability", "every visible GPU has binary kernels in this build", details)
+
+
+def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str:
+    for row in matrix.newest_first():
+        caps = row.compute_capabilities
+        if caps and facts.fit(capability, [*caps.sass, *caps.ptx]).kind == "native":
+            return f"{facts.install_command(row, snapshot)}  # the newest release with kernels for {capability}"
+    return f"no TensorFlow release in gpucheck's table ships kernels for compute capability {capability}"
+
+
+@check("tf_gpus", "TensorFlow sees every visible GPU", gpu=True)
+def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    visible, _ = facts.visible_gpus(snapshot)
+    if not snapshot.tensorflow.probed or snapshot.tensorflow.installed is not True:
+        return skip("tf_gpus", "TensorFlow was not imported")
+    seen = facts.tf_gpus(snapshot)
+    if not visible:
+        if seen:
+            return ok("tf_gpus", f"TensorFlow sees {len(seen)} GPU(s)")
+        return skip("tf_gpus", "no GPU is visible to compare with")
+    if len(seen) >= len(visible):
+        return ok("tf_gpus", f"TensorFlow sees all {len(visible)} visible GPU(s)")
+    reasons = [
+        f"{line.rule.explanation}: {line.message}"
+        for line in logscan.classify(snapshot.tensorflow.log)
+        if line.rule and line.rule.kind in ("actionable", "no_gpu")
+    ]
+    details = (
+        "Why, from TensorFlow's log:\n" + "\n".join(reasons)
+        if reasons
+        else "TensorFlow's log gives no reason."
+    )
+    return fail(
+        "tf_gpus",
+        "tf_sees_fewer_gpus",
+        f"the driver shows {len(visible)} GPU(s), TensorFlow sees {len(seen)}",
+        details,
+        "fix the first failing check above; `gpucheck doctor --verbose` shows the evidence",
+    )
+
+
+@check("xla", "XLA can compile for the GPU (ptxas, libdevice)", gpu=True)
+def xla(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if (
+        not snapshot.nvml.gpus
+        or facts.is_cuda_build(snapshot) is not True
+        or not snapshot.libraries.probed
+    ):
+        return skip("xla", "no GPU or not a CUDA build")
+    log_says = [
+        line
+        for line in logscan.classify(snapshot.tensorflow.log)
+        if line.rule and line.rule.cause in ("xla_libdevice_missing", "xla_ptxas_missing")
+    ]
+    libdevice, ptxas = snapshot.libraries.libdevice, snapshot.libraries.ptxas
+    fix = 'pip install "nvidia-cuda-nvcc-cu12"  # or: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda'
+    if libdevice is None:
+        status = fail if log_says else warn
+        return status(
+            "xla",
+            "xla_libdevice_missing",
+            "libdevice.10.bc not found: jit_compile=True will fail on the GPU",
+            "Looked in the pip nvidia-cuda-nvcc wheel, --xla_gpu_cuda_data_dir and CUDA_HOME/nvvm/libdevice.",
+            fix,
+        )
+    if ptxas is None:
+        return warn(
+            "xla",
+            "xla_ptxas_missing",
+            "ptxas not found: XLA falls back to the driver's PTX compiler",
+            f"libdevice: {libdevice}",
+            fix,
+        )
+    return ok("xla", "ptxas and libdevice found", f"ptxas: {ptxas}\nlibdevice: {libdevice}")
+
+
+@check("keras", "Keras matches TensorFlow")
+def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    version = facts.tf_version(snapshot)
+    if not version:
+        return skip("keras", "TensorFlow is not installed")
+    tf_minor = _minor(version)
+    keras_version = snapshot.packages.keras
+    tf_keras = snapshot.packages.tf_keras
+    legacy = (snapshot.system.env.get("TF_USE_LEGACY_KERAS") or "").lower() in ("1", "true", "yes")
+    if tf_minor < (2, 6):
+        return skip("keras", f"TensorFlow {version} bundles its own Keras")
+    if tf_minor >= (2, 16):
+        if legacy:
+            if tf_keras is None or _minor(tf_keras) != tf_minor:
+                return fail(
+                    "keras",
+                    "keras_mismatch",
+                    f"TF_USE_LEGACY_KERAS is set but tf-keras {tf_keras or 'is not installed'}",
+                    "With TF_USE_LEGACY_KERAS=1, tf.keras is the tf-keras package, whose version must match TensorFlow's.",
+                    f'pip install "tf-keras~={tf_minor[0]}.{tf_minor[1]}.0"',
+                )
+            return ok("keras", f"tf-keras {tf_keras} (TF_USE_LEGACY_KERAS)")
+        if keras_version is None or _minor(keras_version)[0] < 3:
+            return fail(
+                "keras",
+                "keras_mismatch",
+                f"TensorFlow {version} needs Keras 3, found {keras_version or 'none'}",
+                "Since TensorFlow 2.16, tf.keras is Keras 3.",
+                'pip install "keras>=3"',
+            )
+        return ok(
+            "keras",
+            f"Keras {keras_version} (Keras 3, as TensorFlow {tf_minor[0]}.{tf_minor[1]} expects)",
+        )
+    if keras_version is None or _minor(keras_version) != tf_minor:
+        return fail(
+            "keras",
+            "keras_mismatch",
+            f"TensorFlow {version} needs Keras {tf_minor[0]}.{tf_minor[1]}, found {keras_version or 'none'}",
+            "Up to TensorFlow 2.15, tf.keras is the keras package of the same minor version.",
+            f'pip install "keras~={tf_minor[0]}.{tf_minor[1]}.0"',
+        )
+    return ok("keras", f"Keras {keras_version} matches TensorFlow {version}")
+
+
+@check("gpu_matmul", "A small matrix product on each GPU matches the CPU's", gpu=True)
+def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    ops = snapshot.tensorflow.ops
+    cpu = next((op for op in ops if "CPU" in op.device and op.ok), None)
+    gpu_ops = [op for op in ops if "GPU" in op.device]
+    if not gpu_ops:
+        return skip("gpu_matmul", "no GPU device to run on")
+    for op in gpu_ops:
+        if not op.ok:
+            return fail(
+                "gpu_matmul",
+                "gpu_op_failed",
+                f"the test product failed on {op.device}",
+                op.error or "",
+            )
+        if (
+            cpu
+            and cpu.checksum
+            and op.checksum is not None
+            and abs(op.checksum - cpu.checksum) > 1e-3 * abs(cpu.checksum)
+        ):
+            return fail(
+                "gpu_matmul",
+                "gpu_result_mismatch",
+                f"{op.device} computed {op.checksum:g}, the CPU {cpu.checksum:g}",
+                "A wrong result on the GPU points at faulty hardware, a broken driver or overclocking.",
+            )
+    timings = ", ".join(
+        f"{op.device} {op.seconds * 1e3:.1f} ms" for op in gpu_ops if op.seconds is not None
+    )
+    return ok("gpu_matmul", f"{len(gpu_ops)} GPU(s) computed the same product as the CPU", timings)
+
+
+@check("tf_log", "TensorFlow's start-up log")
+def tf_log(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if not snapshot.tensorflow.log:
+        return skip("tf_log", "no log captured")
+    expect_gpu = bool(snapshot.nvml.gpus)
+    lines = logscan.classify(snapshot.tensorflow.log)
+    actionable = [
+        line
+        for line in lines
+        if line.rule
+        and (line.rule.kind == "actionable" or (line.rule.kind == "no_gpu" and expect_gpu))
+    ]
+    described = []
+    for line in lines:
+        if line.rule is None:
+            continue
+        label: str = line.rule.kind
+        if label == "no_gpu":
+            label = "actionable" if expect_gpu else "expected without a GPU"
+        described.append(f"[{label}] {line.message}\n    -> {line.rule.explanation}")
+    details = "\n".join(described)
+    harmless = sum(1 for line in lines if line.rule and line.rule.kind == "harmless")
+    if actionable:
+        first = actionable[0]
+        assert first.rule is not None
+        return warn(
+            "tf_log",
+            first.rule.cause or "log_actionable",
+            f"{len(actionable)} actionable line(s), first: {first.rule.explanation}",
+            details,
+        )
+    return ok(
+        "tf_log",
+        f"nothing actionable ({harmless} known harmless line(s), {len(lines)} in all)",
+        details,
+    )
+
+
+def check_ids() -> list[str]:
+    return [c.id for c in REGISTRY]

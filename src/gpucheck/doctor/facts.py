@@ -1,0 +1,173 @@
+"""Facts derived from a snapshot and the matrix, shared by the checks (pure functions)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpucheck.matrix import Matrix, TfRelease, version_at_least
+from gpucheck.snapshot import Distribution, NvmlGpu, Snapshot
+
+PLUGIN_DISTRIBUTIONS = frozenset({"tensorflow-metal", "tensorflow-directml-plugin"})
+"""Distributions that plug into another TensorFlow instead of replacing it."""
+CPU_ONLY_DISTRIBUTIONS = frozenset(
+    {"tensorflow-cpu", "tf-nightly-cpu", "tensorflow-cpu-aws", "intel-tensorflow"}
+)
+
+
+def tf_version(snapshot: Snapshot) -> str | None:
+    if snapshot.tensorflow.version:
+        return snapshot.tensorflow.version
+    main = main_distributions(snapshot)
+    return main[0].version if main else None
+
+
+def main_distributions(snapshot: Snapshot) -> list[Distribution]:
+    return [d for d in snapshot.packages.tensorflow if d.name not in PLUGIN_DISTRIBUTIONS]
+
+
+def release(snapshot: Snapshot, matrix: Matrix) -> TfRelease | None:
+    version = tf_version(snapshot)
+    return matrix.release(version) if version else None
+
+
+def build_value(snapshot: Snapshot, key: str) -> object:
+    return (snapshot.tensorflow.build_info or {}).get(key)
+
+
+def is_cuda_build(snapshot: Snapshot) -> bool | None:
+    value = build_value(snapshot, "is_cuda_build")
+    if isinstance(value, bool):
+        return value
+    if snapshot.tensorflow.is_built_with_cuda is not None:
+        return snapshot.tensorflow.is_built_with_cuda
+    names = {d.name for d in snapshot.packages.tensorflow}
+    if names and names <= CPU_ONLY_DISTRIBUTIONS | PLUGIN_DISTRIBUTIONS:
+        return False
+    return None
+
+
+def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:
+    """The CUDA version TensorFlow was built with ("12.5.1" from build_info, else the matrix)."""
+    value = build_value(snapshot, "cuda_version")
+    if isinstance(value, str) and value and value[0].isdigit():
+        return value
+    row = release(snapshot, matrix)
+    if row is None:
+        return None
+    if snapshot.system.os == "Windows" and row.windows_native_cuda:
+        return row.windows_native_cuda
+    return row.cuda
+
+
+def build_cudnn(snapshot: Snapshot, matrix: Matrix) -> str | None:
+    """The cuDNN TensorFlow was built with: the matrix's "8.9" when it agrees with build_info's "8"."""
+    value = build_value(snapshot, "cudnn_version")
+    row = release(snapshot, matrix)
+    table = row.cudnn if row else None
+    if isinstance(value, str) and value:
+        if table and table.split(".")[0] == value.split(".")[0] and len(table) > len(value):
+            return table
+        return value
+    return table
+
+
+def compute_capabilities(snapshot: Snapshot, matrix: Matrix) -> tuple[list[str], str] | None:
+    """The sm_XY / compute_XY list of the installed build, and where it came from."""
+    value = build_value(snapshot, "cuda_compute_capabilities")
+    if isinstance(value, list) and value:
+        return [str(v) for v in value], "tf.sysconfig.get_build_info()"
+    row = release(snapshot, matrix)
+    if row and row.compute_capabilities:
+        caps = row.compute_capabilities
+        return [*caps.sass, *caps.ptx], f"compat_matrix.yaml (TensorFlow {row.version})"
+    return None
+
+
+@dataclass(frozen=True)
+class CapabilityFit:
+    kind: str
+    """native, ptx, too_old or unsupported."""
+    via: str | None
+    """The sm_XY or compute_XY that serves the GPU."""
+
+
+def _cc_number(text: str) -> int:
+    digits = re.sub(r"\D", "", text)
+    return int(digits) if digits else 0
+
+
+def fit(capability: str, caps: list[str]) -> CapabilityFit:
+    """How a build serves a GPU of ``capability`` ("8.6"): binary kernels run on the same major
+    and an equal or higher minor; PTX is JIT-compiled for any equal or newer GPU."""
+    major, _, minor = capability.partition(".")
+    gpu = int(major) * 10 + int(minor or 0)
+    sass = [c for c in caps if c.startswith("sm_")]
+    ptx = [c for c in caps if c.startswith("compute_")]
+    native = [c for c in sass if _cc_number(c) // 10 == gpu // 10 and _cc_number(c) <= gpu]
+    if native:
+        return CapabilityFit("native", max(native, key=_cc_number))
+    jit = [c for c in ptx if _cc_number(c) <= gpu]
+    if jit:
+        return CapabilityFit("ptx", max(jit, key=_cc_number))
+    lowest = min((_cc_number(c) for c in caps), default=0)
+    if gpu < lowest:
+        return CapabilityFit("too_old", None)
+    return CapabilityFit("unsupported", None)
+
+
+def visible_gpus(snapshot: Snapshot) -> tuple[list[NvmlGpu], str | None]:
+    """The NVML GPUs that CUDA_VISIBLE_DEVICES leaves visible to CUDA, and the value itself.
+
+    CUDA reads the list up to the first entry that names no GPU: "-1", "" or "none" hide them all.
+    Entries are indices or UUID prefixes ("GPU-3f9a")."""
+    gpus = list(snapshot.nvml.gpus)
+    value = snapshot.system.env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return gpus, None
+    visible: list[NvmlGpu] = []
+    for entry in (part.strip() for part in value.split(",")):
+        match = None
+        if entry.isdigit():
+            match = next((g for g in gpus if g.index == int(entry)), None)
+        elif entry.startswith(("GPU-", "MIG-")):
+            match = next((g for g in gpus if g.uuid and g.uuid.startswith(entry)), None)
+        if match is None or match in visible:
+            break
+        visible.append(match)
+    return visible, value
+
+
+def tf_gpus(snapshot: Snapshot) -> list[str]:
+    return [d.name for d in snapshot.tensorflow.physical_devices if d.device_type == "GPU"]
+
+
+def gpu_usable(snapshot: Snapshot) -> bool:
+    """TensorFlow created a GPU device and (when it ran) the tiny op on it succeeded."""
+    gpu_ops = [op for op in snapshot.tensorflow.ops if "GPU" in op.device]
+    if gpu_ops:
+        return any(op.ok for op in gpu_ops)
+    return bool(tf_gpus(snapshot))
+
+
+def driver_floor(snapshot: Snapshot, matrix: Matrix, cuda: str) -> tuple[str | None, str | None]:
+    """(the toolkit's own minimum driver, the minor-version-compatibility floor) for this OS."""
+    windows = snapshot.system.os == "Windows"
+    row = matrix.cuda_release(cuda)
+    compat = matrix.minor_compat(cuda)
+    toolkit = (row.min_driver_windows if windows else row.min_driver_linux) if row else None
+    floor = (compat.min_driver_windows if windows else compat.min_driver_linux) if compat else None
+    return toolkit, floor
+
+
+def driver_supports(driver: str, need: str | None) -> bool:
+    return need is None or version_at_least(driver, need)
+
+
+def install_command(row: TfRelease, snapshot: Snapshot) -> str:
+    """The pip command that installs this release with its CUDA libraries where pip can."""
+    if row.and_cuda and snapshot.system.os == "Linux":
+        return f'pip install "tensorflow[and-cuda]=={row.minor[0]}.{row.minor[1]}.*"'
+    if snapshot.system.os == "Windows" and row.minor <= (2, 10):
+        return f'pip install "tensorflow<2.11"  # then CUDA {row.windows_native_cuda} and cuDNN {row.windows_native_cudnn}'
+    return f'pip install "tensorflow=={row.minor[0]}.{row.minor[1]}.*"  # with CUDA {row.cuda} and cuDNN {row.cudnn}'
