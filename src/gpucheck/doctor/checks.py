@@ -349,7 +349,10 @@ def driver_version(snapshot: Snapshot, matrix: Matrix) -> Finding:
     return fail(
         "driver_version",
         "driver_too_old",
-        f"driver {driver} is too old for CUDA {cuda} (needs {toolkit or floor})",
+        f"driver {driver} is too old for CUDA {cuda}: needs {toolkit or floor}"
+        + (
+            f" ({floor} at least, through minor-version compatibility)" if toolkit and floor else ""
+        ),
         details,
         upgrade,
     )

@@ -1,0 +1,171 @@
+"""doctor over every scenario snapshot: the verdict, the first thing to fix, and the causes."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpucheck.doctor import Finding, Status, check_ids, run_checks
+from gpucheck.doctor.checks import REGISTRY
+from gpucheck.matrix import Matrix, load_matrix
+from gpucheck.snapshot import Snapshot
+from tests.conftest import SCENARIO_NAMES, scenario
+
+# scenario -> (verdict, cause of the first thing to fix)
+EXPECTED: dict[str, tuple[str, str | None]] = {
+    "real-cpu-only-tf-2.21-no-driver": ("fail", "no_nvidia_driver"),
+    "two-a100": ("ok", None),
+    "tf-cpu-build": ("fail", "tf_cpu_only_build"),
+    "gpu-hidden-by-cuda-visible-devices": ("fail", "gpu_hidden_by_env"),
+    "nvml-driver-mismatch": ("fail", "nvml_driver_mismatch"),
+    "driver-too-old": ("fail", "driver_too_old"),
+    "tf-not-installed": ("fail", "tf_not_installed"),
+    "multiple-tf-distributions": ("fail", "multiple_tf_distributions"),
+    "python-3.14-no-tensorflow": ("fail", "python_unsupported"),
+    "windows-native-tf-2.15": ("fail", "windows_native_unsupported"),
+    "macos-tensorflow-metal": ("fail", "macos_no_cuda"),
+    "cuda-libs-missing": ("fail", "cuda_libs_missing"),
+    "cudnn-missing": ("fail", "cudnn_missing"),
+    "cudnn-version-mismatch": ("fail", "cudnn_version_mismatch"),
+    "compute-capability-too-old": ("fail", "compute_capability_too_old"),
+    "ptx-jit-required": ("warn", "ptx_jit_required"),
+    "compute-capability-unsupported": ("fail", "compute_capability_unsupported"),
+    "tf-sees-fewer-gpus": ("fail", "tf_sees_fewer_gpus"),
+    "xla-libdevice-missing": ("fail", "xla_libdevice_missing"),
+    "keras-mismatch": ("fail", "keras_mismatch"),
+}
+
+DOCUMENTED_CAUSES = {
+    "no_nvidia_driver",
+    "nvml_driver_mismatch",
+    "driver_too_old",
+    "tf_not_installed",
+    "tf_cpu_only_build",
+    "multiple_tf_distributions",
+    "python_unsupported",
+    "windows_native_unsupported",
+    "macos_no_cuda",
+    "cuda_libs_missing",
+    "cudnn_missing",
+    "cudnn_version_mismatch",
+    "gpu_hidden_by_env",
+    "compute_capability_too_old",
+    "ptx_jit_required",
+    "compute_capability_unsupported",
+    "tf_sees_fewer_gpus",
+    "xla_libdevice_missing",
+    "keras_mismatch",
+}
+
+
+def test_every_scenario_has_an_expectation() -> None:
+    assert set(EXPECTED) == set(SCENARIO_NAMES)
+
+
+def test_every_required_cause_has_a_scenario() -> None:
+    assert {cause for _, cause in EXPECTED.values() if cause} == DOCUMENTED_CAUSES
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_verdict_and_first_fix(name: str) -> None:
+    verdict, cause = EXPECTED[name]
+    report = run_checks(scenario(name), load_matrix())
+    assert report.verdict.value == verdict
+    first = report.first_fix
+    assert (first.cause if first else None) == cause
+    assert report.exit_code == (1 if verdict == "fail" else 0)
+    if first is not None and first.status is Status.FAIL:
+        assert first.fix, f"{first.check} fails without a fix"
+    for finding in report.findings:
+        assert (finding.cause is None) == (
+            finding.status in (Status.OK, Status.SKIP)
+        ) or finding.status is Status.INFO
+        assert "\n" not in finding.summary
+
+
+def test_no_driver_says_tensorflow_runs_on_the_cpu() -> None:
+    report = run_checks(scenario("real-cpu-only-tf-2.21-no-driver"), load_matrix())
+    first = report.first_fix
+    assert first is not None
+    assert first.check == "nvidia_driver"
+    assert "no NVIDIA driver: NVML library not found" in first.summary
+    assert "TensorFlow will run on the CPU" in first.summary
+
+
+def test_allow_cpu_turns_no_gpu_into_a_warning() -> None:
+    report = run_checks(scenario("real-cpu-only-tf-2.21-no-driver"), load_matrix(), allow_cpu=True)
+    assert report.verdict is Status.WARN
+    assert report.exit_code == 0
+    strict = run_checks(
+        scenario("real-cpu-only-tf-2.21-no-driver"), load_matrix(), allow_cpu=True, strict=True
+    )
+    assert strict.exit_code == 1
+
+
+def test_allow_cpu_does_not_hide_failures_that_are_not_about_the_gpu() -> None:
+    report = run_checks(scenario("tf-not-installed"), load_matrix(), allow_cpu=True)
+    assert report.verdict is Status.FAIL
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "tf_not_installed"
+
+
+def test_strict_fails_on_warnings() -> None:
+    assert run_checks(scenario("ptx-jit-required"), load_matrix()).exit_code == 0
+    assert run_checks(scenario("ptx-jit-required"), load_matrix(), strict=True).exit_code == 1
+
+
+def test_selected_checks_only() -> None:
+    report = run_checks(
+        scenario("driver-too-old"), load_matrix(), checks=["keras", "driver_version"]
+    )
+    assert [f.check for f in report.findings] == ["keras", "driver_version"]
+
+
+def test_a_crashing_check_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpucheck.doctor import checks as module
+
+    def boom(snapshot: Snapshot, matrix: Matrix) -> Finding:
+        raise KeyError("compute_capability")
+
+    broken = [
+        module.Check(c.id, c.title, boom if c.id == "keras" else c.function, c.gpu)
+        for c in REGISTRY
+    ]
+    monkeypatch.setattr(module, "REGISTRY", broken)
+    monkeypatch.setattr("gpucheck.doctor.REGISTRY", broken)
+    report = run_checks(scenario("two-a100"), load_matrix())
+    keras = next(f for f in report.findings if f.check == "keras")
+    assert keras.status is Status.FAIL
+    assert keras.cause == "check_crashed"
+    assert "KeyError" in keras.summary
+    assert len(report.findings) == len(check_ids())  # the others still ran
+
+
+def test_specific_evidence() -> None:
+    matrix = load_matrix()
+    cc = run_checks(
+        scenario("compute-capability-too-old"), matrix, checks=["compute_capability"]
+    ).findings[0]
+    assert "5.2" in cc.summary
+    assert cc.fix is not None
+    assert "2.16" in cc.fix  # the newest release with sm_50 kernels
+    ptx = run_checks(scenario("ptx-jit-required"), matrix, checks=["compute_capability"]).findings[
+        0
+    ]
+    assert "compute_90" in ptx.summary
+    assert ptx.fix is not None
+    assert "CUDA_CACHE_MAXSIZE" in ptx.fix
+    driver = run_checks(scenario("driver-too-old"), matrix, checks=["driver_version"]).findings[0]
+    assert "470.82.01" in driver.summary
+    assert "525.60.13" in driver.summary  # the CUDA 12 minor-version-compatibility floor
+    cudnn = run_checks(scenario("cudnn-version-mismatch"), matrix, checks=["cudnn"]).findings[0]
+    assert "9.1.0" in cudnn.summary
+    assert "9.3" in cudnn.summary
+    fewer = run_checks(scenario("tf-sees-fewer-gpus"), matrix, checks=["tf_gpus"]).findings[0]
+    assert "busy or unavailable" in fewer.details
+    libs = run_checks(scenario("cuda-libs-missing"), matrix, checks=["cuda_libraries"]).findings[0]
+    assert libs.fix == 'pip install "tensorflow[and-cuda]==2.21.0"'
+    multiple = run_checks(
+        scenario("multiple-tf-distributions"), matrix, checks=["tf_install"]
+    ).findings[0]
+    assert multiple.fix is not None
+    assert multiple.fix.startswith("pip uninstall -y tensorflow tensorflow-cpu && ")
