@@ -169,3 +169,18 @@ def test_specific_evidence() -> None:
     ).findings[0]
     assert multiple.fix is not None
     assert multiple.fix.startswith("pip uninstall -y tensorflow tensorflow-cpu && ")
+
+
+def test_readme_documents_every_cause() -> None:
+    import re
+    from pathlib import Path
+
+    from gpucheck.doctor import logscan
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))
+    source = (Path(__file__).resolve().parents[1] / "src/gpucheck/doctor/checks.py").read_text()
+    used = set(re.findall(r'(?:fail|warn)\(\s*"[a-z_]+",\s*"([a-z_]+)"', source))
+    used |= {rule.cause for rule in logscan.RULES if rule.cause}
+    used |= DOCUMENTED_CAUSES | {"check_crashed", "log_actionable"}
+    assert used <= documented, sorted(used - documented)
