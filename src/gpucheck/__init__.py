@@ -4,10 +4,20 @@ The library surface (importing it costs nothing; TensorFlow and NVML load only w
 
     from gpucheck.probes import LiveProbes, collect_snapshot
     snapshot = collect_snapshot(LiveProbes())
+
+    gpucheck.configure_memory(growth=True)   # before TensorFlow creates anything
 """
 
 from gpucheck.__about__ import __version__
 from gpucheck.errors import ExitCode, GpucheckError
+from gpucheck.memory import configure_memory
 from gpucheck.snapshot import Snapshot, load_snapshot
 
-__all__ = ["ExitCode", "GpucheckError", "Snapshot", "__version__", "load_snapshot"]
+__all__ = [
+    "ExitCode",
+    "GpucheckError",
+    "Snapshot",
+    "__version__",
+    "configure_memory",
+    "load_snapshot",
+]
