@@ -12,8 +12,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -68,6 +69,64 @@ def run_child(
         process.wait()
         raise
     return ChildResult(process.returncode, stdout, stderr, False, time.perf_counter() - start)
+
+
+def run_child_streaming(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    on_line: Callable[[str], None],
+    env: Mapping[str, str] | None = None,
+) -> ChildResult:
+    """Like :func:`run_child`, and hands every stdout line to ``on_line`` as it arrives (progress)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(  # argv is built by gpucheck, never a shell string
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=os.name == "posix",
+    )
+    out: list[str] = []
+    err: list[str] = []
+
+    def pump_stdout() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            out.append(line)
+            on_line(line.rstrip("\n"))
+
+    def pump_stderr() -> None:
+        assert process.stderr is not None
+        err.extend(process.stderr)
+
+    readers = [
+        threading.Thread(target=pump_stdout, daemon=True),
+        threading.Thread(target=pump_stderr, daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(process)
+        process.wait()
+    except BaseException:
+        _kill_group(process)
+        process.wait()
+        raise
+    for reader in readers:
+        reader.join(timeout=5)
+    returncode = None if timed_out else process.returncode
+    return ChildResult(
+        returncode, "".join(out), "".join(err), timed_out, time.perf_counter() - start
+    )
 
 
 def _kill_group(process: subprocess.Popen[str]) -> None:

@@ -453,6 +453,135 @@ def _emit(plan: MemoryPlan, kind: str, json_output: bool) -> int:
     raise GpucheckError(f"--emit {kind!r}: expected python or env", reference="emit-unknown")
 
 
+def benchmark(
+    ctx: typer.Context,
+    workload: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--workload",
+            "-w",
+            metavar="NAME",
+            help="mlp, cnn or matmul (repeatable; default mlp and cnn).",
+        ),
+    ] = None,
+    device: Annotated[
+        str, typer.Option("--device", metavar="DEVICE", help="cpu, gpu or all.")
+    ] = "all",
+    batch_size: Annotated[
+        int | None,
+        typer.Option("--batch-size", metavar="N", help="Samples per step (default 128)."),
+    ] = None,
+    steps: Annotated[
+        int | None,
+        typer.Option("--steps", metavar="N", help="Steps per timed window (default 50)."),
+    ] = None,
+    repeats: Annotated[
+        int | None, typer.Option("--repeats", metavar="N", help="Timed windows (default 5).")
+    ] = None,
+    mixed_precision: Annotated[
+        str | None,
+        typer.Option(
+            "--mixed-precision", metavar="POLICY", help="mixed_float16 or mixed_bfloat16."
+        ),
+    ] = None,
+    xla: Annotated[
+        bool | None,
+        typer.Option("--xla/--no-xla", help="Force jit_compile on or off (default: Keras' auto)."),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="The smallest honest run: 3 windows of 20 steps.")
+    ] = False,
+    json_output: JsonOption = False,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", metavar="FILE", help="Also write the JSON results to FILE."),
+    ] = None,
+    python: PythonOption = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=1.0,
+            metavar="SECONDS",
+            help="Give up on one device's run after this long.",
+        ),
+    ] = 900.0,
+) -> int:
+    """How much faster the GPU trains a Keras model than the CPU: warm-up excluded, repeated windows, median and spread."""
+    from gpucheck import bench
+    from gpucheck.doctor.facts import visible_gpus
+
+    plan = bench.make_plan(
+        workloads=workload,
+        device=device,
+        batch_size=batch_size,
+        steps=steps,
+        repeats=repeats,
+        mixed_precision=mixed_precision,
+        xla=xla,
+        quick=quick,
+    )
+    snapshot = _snapshot(ctx, None, python, 60.0, tf=False)
+    gpu_reason = None
+    if not visible_gpus(snapshot)[0]:
+        from gpucheck.doctor import run_checks
+        from gpucheck.matrix import load_matrix
+
+        report = run_checks(
+            snapshot, load_matrix(), checks=["platform", "nvidia_driver", "gpu_visibility"]
+        )
+        first = report.first_fix
+        gpu_reason = first.summary if first else "no GPU is visible"
+    if device == "all" and gpu_reason is not None:
+        plan = bench.BenchPlan(**{**plan.__dict__, "devices": ("cpu", "gpu")})
+    from gpucheck.render.console import make_console
+
+    err = make_console(stderr=True)
+    if err.is_terminal:
+        from rich.progress import Progress
+
+        with Progress(console=err, transient=True) as bar:
+            tasks: dict[tuple[str, str], Any] = {}
+
+            def progress(dev: str, name: str, done: int, total: int) -> None:
+                key = (dev, name)
+                if key not in tasks:
+                    tasks[key] = bar.add_task(f"{dev} {name}", total=total)
+                bar.update(tasks[key], completed=done)
+
+            result = bench.run(
+                plan,
+                snapshot,
+                gpu_reason=gpu_reason,
+                python=python,
+                timeout_s=timeout,
+                progress=progress,
+            )
+    else:
+        result = bench.run(plan, snapshot, gpu_reason=gpu_reason, python=python, timeout_s=timeout)
+    data = result.to_data()
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=2)
+        except OSError as exc:
+            raise GpucheckError(
+                f"--output {output!r}: {exc.strerror}", reference="output-unwritable"
+            ) from None
+    if json_output:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        from gpucheck.render.bench import render_report
+
+        make_console().print(render_report(result))
+    ran = [r for r in result.results if r.status == "ok"]
+    return 0 if ran else int(ExitCode.FAILURE)
+
+
+app.command("benchmark")(benchmark)
+app.command("bench", help="Alias of `gpucheck benchmark`.")(benchmark)
+
+
 def _version_prefix(flag: str, value: str) -> list[str]:
     parts = value.strip().split(".")
     if not value.strip() or not all(p.isdigit() for p in parts):

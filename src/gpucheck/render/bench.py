@@ -1,0 +1,140 @@
+"""`gpucheck benchmark`: results as a table, a bar chart and a verdict."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from gpucheck.bench import NOISY_CV, BenchReport
+
+BAR_WIDTH = 40
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"{value:.2f}s"
+    return f"{value * 1e3:.0f}ms" if value >= 0.01 else f"{value * 1e3:.2f}ms"
+
+
+def _rate(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value / 1000:.1f}k" if value >= 10_000 else f"{value:,.0f}"
+
+
+def render_report(report: BenchReport) -> RenderableType:
+    table = Table(box=None, pad_edge=False, header_style="muted")
+    for column in (
+        "run",
+        "batch",
+        "samples/s",
+        "range",
+        "CV",
+        "step",
+        "1st step",
+        "GFLOP/s",
+        "%peak",
+    ):
+        table.add_column(column, no_wrap=True, justify="left" if column == "run" else "right")
+    unavailable = []
+    for r in report.results:
+        if r.status != "ok":
+            unavailable.append(r)
+            continue
+        cv = Text(f"{r.cv:.0%}", style="warn" if r.cv is not None and r.cv > NOISY_CV else "")
+        if r.workload == "matmul":
+            n = r.extra.get("matmul_n")
+            table.add_row(
+                f"{r.device} matmul",
+                f"n={n}",
+                "",
+                "",
+                cv,
+                _seconds(r.step_time_s),
+                _seconds(r.first_step_s),
+                f"{r.gflops:,.0f}",
+                "peak",
+            )
+            continue
+        table.add_row(
+            f"{r.device} {r.workload}",
+            str(r.batch_size),
+            _rate(r.samples_per_s),
+            f"{_rate(r.samples_per_s_min)}-{_rate(r.samples_per_s_max)}",
+            cv,
+            _seconds(r.step_time_s),
+            _seconds(r.first_step_s),
+            f"{r.gflops:,.0f}" if r.gflops is not None else "—",
+            f"{r.share_of_ceiling:.0%}" if r.share_of_ceiling is not None else "—",
+        )
+    parts: list[RenderableType] = [table]
+    reasons = dict.fromkeys((r.device, r.reason) for r in unavailable)
+    for device, reason in reasons:
+        parts.append(Text(f"{device}: not run: {reason}", style="warn"))
+    return Group(*parts, Text(""), _chart(report), Text(""), _verdict(report))
+
+
+def _chart(report: BenchReport) -> RenderableType:
+    ok = [
+        r for r in report.results if r.status == "ok" and r.workload != "matmul" and r.samples_per_s
+    ]
+    lines = Table.grid(padding=(0, 1))
+    lines.add_column(no_wrap=True)
+    lines.add_column(no_wrap=True)
+    lines.add_column(no_wrap=True, justify="right")
+    for workload in dict.fromkeys(r.workload for r in ok):
+        rows = [r for r in ok if r.workload == workload]
+        top = max(r.samples_per_s or 0 for r in rows)
+        for r in rows:
+            width = max(1, round(BAR_WIDTH * (r.samples_per_s or 0) / top))
+            bar = Text("█" * width, style="ok" if r.device == "gpu" else "info")
+            lines.add_row(f"{workload:>4} {r.device}", bar, f"{_rate(r.samples_per_s)} samples/s")
+    return lines
+
+
+def _verdict(report: BenchReport) -> RenderableType:
+    parts: list[RenderableType] = []
+    for s in report.speedups:
+        parts.append(
+            Text(
+                f"{s.workload}: the GPU trains {s.median:.1f}x faster than the CPU "
+                f"(range {s.low:.1f}x-{s.high:.1f}x over the timed windows)",
+                style="heading",
+            )
+        )
+    if report.gpu_reason is not None and "gpu" in report.plan.devices:
+        parts.append(
+            Text(
+                "no GPU speedup: the GPU did not run; `gpucheck doctor` gives the fix. "
+                "The CPU figures stand on their own.",
+                style="muted",
+            )
+        )
+    for r in report.results:
+        if r.status == "ok" and r.bound == "input":
+            parts.append(
+                Text(
+                    f"{r.device}/{r.workload}: input-bound: the tf.data pipeline alone delivers "
+                    f"{_rate(r.input_samples_per_s)} samples/s",
+                    style="warn",
+                )
+            )
+    if report.noisy:
+        parts.append(
+            Text(
+                f"noisy run (CV above {NOISY_CV:.0%}): {', '.join(report.noisy)}; close other programs "
+                "or raise --steps / --repeats",
+                style="warn",
+            )
+        )
+    parts.append(
+        Text(
+            "first step = tracing and compilation, excluded from throughput; "
+            "GFLOP/s from the model's analytic FLOP count (training = 3x forward)",
+            style="muted",
+        )
+    )
+    return Group(*parts)
