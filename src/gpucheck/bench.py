@@ -258,19 +258,16 @@ def speedups(results: list[BenchResult]) -> list[Speedup]:
         cpu = by_key.get(("cpu", workload))
         if device != "gpu" or cpu is None:
             continue
-        assert (
-            gpu.samples_per_s
-            and cpu.samples_per_s
-            and gpu.samples_per_s_min
-            and gpu.samples_per_s_max
+        rates = (
+            gpu.samples_per_s,
+            gpu.samples_per_s_min,
+            gpu.samples_per_s_max,
+            cpu.samples_per_s,
+            cpu.samples_per_s_min,
+            cpu.samples_per_s_max,
         )
-        assert cpu.samples_per_s_min and cpu.samples_per_s_max
-        out.append(
-            Speedup(
-                workload,
-                gpu.samples_per_s / cpu.samples_per_s,
-                gpu.samples_per_s_min / cpu.samples_per_s_max,
-                gpu.samples_per_s_max / cpu.samples_per_s_min,
-            )
-        )
+        if not all(rates):
+            continue
+        g, g_min, g_max, c, c_min, c_max = (float(r or 0) for r in rates)
+        out.append(Speedup(workload, g / c, g_min / c_max, g_max / c_min))
     return out

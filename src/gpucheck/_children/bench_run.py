@@ -73,7 +73,7 @@ def forward_flops(model: Any) -> int:
 def dataset(tf: Any, np: Any, workload: str, batch_size: int, batches: int) -> Any:
     rng = np.random.default_rng(SEED)
     shape = (784,) if workload == "mlp" else (32, 32, 3)
-    x = rng.random((batch_size * 8,) + shape, dtype=np.float32)
+    x = rng.random((batch_size * 8, *shape), dtype=np.float32)
     y = rng.integers(0, 10, size=(batch_size * 8,)).astype("int32")
     ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(batch_size, drop_remainder=True)
     return ds.take(batches).prefetch(tf.data.AUTOTUNE)
