@@ -123,6 +123,9 @@ def run_child_streaming(
         raise
     for reader in readers:
         reader.join(timeout=5)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
     returncode = None if timed_out else process.returncode
     return ChildResult(
         returncode, "".join(out), "".join(err), timed_out, time.perf_counter() - start

@@ -77,7 +77,7 @@ def make_plan(
             raise _bad(f"{flag} {value}: must be at least 1")
     if repeats is not None and repeats < 2:
         raise _bad(f"--repeats {repeats}: at least 2 windows are needed for a spread")
-    base = BenchPlan(steps=20, repeats=3, warmup_steps=5, quick=True) if quick else BenchPlan()
+    base = BenchPlan(steps=30, repeats=3, warmup_steps=10, quick=True) if quick else BenchPlan()
     return BenchPlan(
         workloads=tuple(dict.fromkeys(chosen)) or base.workloads,
         devices=("cpu", "gpu") if device == "all" else (device,),

@@ -489,7 +489,10 @@ def benchmark(
         typer.Option("--xla/--no-xla", help="Force jit_compile on or off (default: Keras' auto)."),
     ] = None,
     quick: Annotated[
-        bool, typer.Option("--quick", help="The smallest honest run: 3 windows of 20 steps.")
+        bool,
+        typer.Option(
+            "--quick", help="The smallest honest run: 3 windows of 30 steps after 10 warm-up steps."
+        ),
     ] = False,
     json_output: JsonOption = False,
     output: Annotated[

@@ -1,0 +1,175 @@
+"""benchmark: plan validation, statistics, the verdict, and one real (tiny) run on this CPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpucheck.bench import BenchPlan, BenchReport, BenchResult, make_plan, run, speedups
+from gpucheck.errors import GpucheckError
+from gpucheck.render.bench import render_report
+from gpucheck.render.console import make_console
+from tests.conftest import SnapshotProbes, scenario
+
+DEFAULTS: dict[str, Any] = {
+    "workloads": None,
+    "device": "all",
+    "batch_size": None,
+    "steps": None,
+    "repeats": None,
+    "mixed_precision": None,
+    "xla": None,
+    "quick": False,
+}
+
+
+def plan(**overrides: Any) -> BenchPlan:
+    return make_plan(**{**DEFAULTS, **overrides})
+
+
+def test_defaults_and_quick() -> None:
+    default = plan()
+    assert (
+        default.workloads,
+        default.devices,
+        default.batch_size,
+        default.steps,
+        default.repeats,
+    ) == (("mlp", "cnn"), ("cpu", "gpu"), 128, 50, 5)
+    quick = plan(quick=True)
+    assert (quick.steps, quick.repeats) == (30, 3)
+    assert plan(workloads=["mlp,matmul", "mlp"]).workloads == ("mlp", "matmul")
+    assert plan(device="cpu").devices == ("cpu",)
+    assert plan().spec("cpu")["workloads"] == [
+        "mlp",
+        "cnn",
+        "matmul",
+    ]  # the ceiling is always measured
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        ({"batch_size": 0}, "--batch-size 0"),
+        ({"steps": -1}, "--steps -1"),
+        ({"repeats": 1}, "at least 2 windows"),
+        ({"workloads": ["resnet"]}, "--workload 'resnet'"),
+        ({"device": "tpu"}, "--device 'tpu'"),
+        ({"mixed_precision": "fp8"}, "--mixed-precision 'fp8'"),
+    ],
+)
+def test_bad_options(overrides: dict[str, Any], words: str) -> None:
+    with pytest.raises(GpucheckError) as caught:
+        plan(**overrides)
+    assert words in caught.value.message
+
+
+def result(device: str, workload: str, median: float, low: float, high: float) -> BenchResult:
+    return BenchResult(
+        device,
+        workload,
+        "ok",
+        batch_size=128,
+        samples_per_s=median,
+        samples_per_s_min=low,
+        samples_per_s_max=high,
+        cv=0.02,
+        step_time_s=128 / median,
+        first_step_s=0.7,
+        gflops=1.0,
+        share_of_ceiling=0.5,
+        input_samples_per_s=1e6,
+        bound="compute",
+    )
+
+
+def test_speedup_is_the_ratio_of_medians_with_the_extremes_as_range() -> None:
+    (s,) = speedups(
+        [
+            result("cpu", "mlp", 20_000, 19_000, 21_000),
+            result("gpu", "mlp", 400_000, 380_000, 420_000),
+        ]
+    )
+    assert s.median == pytest.approx(20.0)
+    assert s.low == pytest.approx(380_000 / 21_000)
+    assert s.high == pytest.approx(420_000 / 19_000)
+
+
+def test_report_renders_speedup_noise_and_unavailable_gpu() -> None:
+    noisy = BenchResult(
+        "cpu",
+        "cnn",
+        "ok",
+        batch_size=128,
+        samples_per_s=4000,
+        samples_per_s_min=3000,
+        samples_per_s_max=5000,
+        cv=0.15,
+        step_time_s=0.03,
+        first_step_s=0.8,
+        gflops=150,
+        share_of_ceiling=0.6,
+        input_samples_per_s=4100,
+        bound="input",
+    )
+    report = BenchReport(
+        {},
+        plan(),
+        (
+            result("cpu", "mlp", 20_000, 19_000, 21_000),
+            noisy,
+            BenchResult("gpu", "mlp", "unavailable", "no NVIDIA driver"),
+        ),
+        (),
+        ("cpu/cnn",),
+        "no NVIDIA driver",
+    )
+    console = make_console()
+    with console.capture() as capture:
+        console.print(render_report(report))
+    out = capture.get()
+    assert "gpu: not run: no NVIDIA driver" in out
+    assert "noisy run (CV above 10%): cpu/cnn" in out
+    assert "cpu/cnn: input-bound" in out
+    data = report.to_data()
+    assert data["schema_version"] == 1
+    unavailable = data["results"][2]
+    assert (unavailable["status"], unavailable["reason"]) == ("unavailable", "no NVIDIA driver")
+
+
+@pytest.mark.tensorflow
+def test_a_tiny_real_run_on_this_cpu() -> None:
+    tiny = BenchPlan(
+        workloads=("mlp",), devices=("cpu",), batch_size=32, steps=4, repeats=2, warmup_steps=2
+    )
+    events: list[tuple[str, str, int, int]] = []
+    report = run(
+        tiny,
+        scenario("real-cpu-only-tf-2.21-no-driver"),
+        gpu_reason=None,
+        timeout_s=300,
+        progress=lambda *event: events.append(event),
+    )
+    mlp = next(r for r in report.results if r.workload == "mlp")
+    matmul = next(r for r in report.results if r.workload == "matmul")
+    assert mlp.status == "ok", mlp.reason
+    assert len(mlp.windows_s) == 2  # the timed windows only: first step and warm-up are apart
+    assert mlp.first_step_s is not None
+    assert mlp.warmup_s is not None
+    assert mlp.samples_per_s is not None
+    assert mlp.samples_per_s_min is not None
+    assert mlp.samples_per_s_max is not None
+    assert mlp.samples_per_s_min <= mlp.samples_per_s <= mlp.samples_per_s_max
+    assert mlp.extra["flops_per_sample"] == 3 * 2 * (784 * 512 + 512 * 512 + 512 * 10)
+    assert matmul.gflops is not None
+    assert matmul.gflops > 0
+    assert mlp.share_of_ceiling == pytest.approx((mlp.gflops or 0) / matmul.gflops)
+    assert ("cpu", "mlp", 2, 2) in events
+    assert report.fingerprint["tensorflow"]
+
+
+def test_cli_bad_input_exits_2(run_cli: Any) -> None:
+    result = run_cli(["bench", "--batch-size", "0"], SnapshotProbes(scenario("two-a100")))
+    assert result.exit_code == 2
+    assert "--batch-size 0" in result.stderr
