@@ -173,3 +173,58 @@ def test_cli_bad_input_exits_2(run_cli: Any) -> None:
     result = run_cli(["bench", "--batch-size", "0"], SnapshotProbes(scenario("two-a100")))
     assert result.exit_code == 2
     assert "--batch-size 0" in result.stderr
+
+
+def test_sweep_summary_finds_saturation_and_crossover() -> None:
+    from gpucheck.bench import sweep_summary
+
+    def swept(device: str, batch: int, rate: float) -> BenchResult:
+        return BenchResult(
+            device, "mlp", "ok", batch_size=batch, samples_per_s=rate, extra={"sweep": True}
+        )
+
+    rows = [
+        swept("cpu", 32, 6000),
+        swept("cpu", 64, 16000),
+        swept("cpu", 128, 17000),
+        swept("cpu", 256, 30000),
+        swept("gpu", 32, 5000),
+        swept("gpu", 64, 20000),
+        swept("gpu", 128, 40000),
+        swept("gpu", 256, 80000),
+    ]
+    summaries, crossover = sweep_summary(rows)
+    assert {(s.device, s.saturates_at) for s in summaries} == {("cpu", 64), ("gpu", None)}
+    assert crossover == {"mlp": 64}
+
+
+def test_strategy_options() -> None:
+    assert plan(strategy="mirrored", cpu_devices=2).spec("cpu")["cpu_devices"] == 2
+    for overrides, words in (
+        ({"strategy": "tpu"}, "expected mirrored"),
+        ({"cpu_devices": 2}, "only matters"),
+        ({"strategy": "mirrored", "cpu_devices": 1}, "at least 2"),
+        ({"sweep": True, "strategy": "mirrored"}, "give one of them"),
+    ):
+        with pytest.raises(GpucheckError, match=words):
+            plan(**overrides)
+
+
+@pytest.mark.tensorflow
+def test_mirrored_across_logical_cpus_for_real() -> None:
+    tiny = BenchPlan(
+        workloads=("mlp",),
+        devices=("cpu",),
+        batch_size=32,
+        steps=3,
+        repeats=2,
+        warmup_steps=1,
+        strategy="mirrored",
+        cpu_devices=2,
+    )
+    report = run(tiny, scenario("real-cpu-only-tf-2.21-no-driver"), gpu_reason=None, timeout_s=300)
+    mirrored = next(r for r in report.results if r.extra.get("strategy") == "mirrored")
+    assert mirrored.status == "ok"
+    assert mirrored.extra["replicas"] == 2
+    assert 0 < mirrored.extra["scaling_efficiency"]
+    assert report.speedups == ()

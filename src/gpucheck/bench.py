@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -16,6 +17,9 @@ WORKLOADS = ("mlp", "cnn", "matmul")
 DEVICES = ("cpu", "gpu", "all")
 PRECISIONS = ("mixed_float16", "mixed_bfloat16")
 NOISY_CV = 0.10
+SWEEP_BATCHES = (32, 64, 128, 256, 512, 1024, 2048, 4096)
+SATURATION = 0.10
+"""Throughput "stops growing" when doubling the batch adds less than this."""
 RESULTS_SCHEMA_VERSION = 1
 
 
@@ -31,6 +35,12 @@ class BenchPlan:
     xla: bool | None = None
     """None: Keras' own default (jit_compile="auto")."""
     quick: bool = False
+    sweep: tuple[int, ...] | None = None
+    """Batch sizes to sweep (each a full timed run) instead of the one --batch-size."""
+    strategy: str | None = None
+    """"mirrored": also run under MirroredStrategy across all devices of the kind."""
+    cpu_devices: int | None = None
+    """Logical CPU devices for the CPU run (MirroredStrategy without GPUs)."""
 
     def spec(self, device: str) -> dict[str, Any]:
         workloads = list(self.workloads)
@@ -48,6 +58,9 @@ class BenchPlan:
             "jit_compile": "auto" if self.xla is None else self.xla,
             "mixed_precision": self.mixed_precision,
             "matmul_n": 2048 if device == "cpu" else 8192,
+            "sweep": list(self.sweep) if self.sweep else None,
+            "strategy": self.strategy,
+            "cpu_devices": self.cpu_devices,
         }
 
 
@@ -61,6 +74,9 @@ def make_plan(
     mixed_precision: str | None,
     xla: bool | None,
     quick: bool,
+    sweep: bool = False,
+    strategy: str | None = None,
+    cpu_devices: int | None = None,
 ) -> BenchPlan:
     chosen: list[str] = []
     for item in workloads or []:
@@ -77,6 +93,14 @@ def make_plan(
             raise _bad(f"{flag} {value}: must be at least 1")
     if repeats is not None and repeats < 2:
         raise _bad(f"--repeats {repeats}: at least 2 windows are needed for a spread")
+    if strategy is not None and strategy != "mirrored":
+        raise _bad(f"--strategy {strategy!r}: expected mirrored")
+    if cpu_devices is not None and cpu_devices < 2:
+        raise _bad(f"--cpu-devices {cpu_devices}: MirroredStrategy needs at least 2")
+    if cpu_devices is not None and strategy is None:
+        raise _bad("--cpu-devices only matters with --strategy mirrored")
+    if sweep and strategy is not None:
+        raise _bad("--sweep and --strategy are separate runs: give one of them")
     base = BenchPlan(steps=30, repeats=3, warmup_steps=10, quick=True) if quick else BenchPlan()
     return BenchPlan(
         workloads=tuple(dict.fromkeys(chosen)) or base.workloads,
@@ -88,6 +112,9 @@ def make_plan(
         mixed_precision=mixed_precision,
         xla=xla,
         quick=quick,
+        sweep=SWEEP_BATCHES if sweep else None,
+        strategy=strategy,
+        cpu_devices=cpu_devices,
     )
 
 
@@ -252,7 +279,11 @@ def run(
 
 def speedups(results: list[BenchResult]) -> list[Speedup]:
     """GPU over CPU per workload: the ratio of medians, and the range from the windows' extremes."""
-    by_key = {(r.device, r.workload): r for r in results if r.status == "ok"}
+    by_key = {
+        (r.device, r.workload): r
+        for r in results
+        if r.status == "ok" and not r.extra.get("sweep") and not r.extra.get("strategy")
+    }
     out = []
     for (device, workload), gpu in by_key.items():
         cpu = by_key.get(("cpu", workload))
@@ -271,3 +302,49 @@ def speedups(results: list[BenchResult]) -> list[Speedup]:
         g, g_min, g_max, c, c_min, c_max = (float(r or 0) for r in rates)
         out.append(Speedup(workload, g / c, g_min / c_max, g_max / c_min))
     return out
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    workload: str
+    device: str
+    saturates_at: int | None
+    """The first batch size after which doubling adds less than SATURATION throughput."""
+
+
+def sweep_summary(
+    results: tuple[BenchResult, ...] | list[BenchResult],
+) -> tuple[list[SweepSummary], dict[str, int | None]]:
+    """Per device and workload where throughput stops growing; per workload where the GPU overtakes the CPU."""
+    swept = [r for r in results if r.status == "ok" and r.extra.get("sweep") and r.samples_per_s]
+    summaries = []
+    crossover: dict[str, int | None] = {}
+    for workload in dict.fromkeys(r.workload for r in swept):
+        for device in ("cpu", "gpu"):
+            rows = sorted(
+                (r for r in swept if r.workload == workload and r.device == device),
+                key=lambda r: r.batch_size or 0,
+            )
+            if not rows:
+                continue
+            saturates = None
+            for small, big in itertools.pairwise(rows):
+                if (big.samples_per_s or 0) < (small.samples_per_s or 0) * (1 + SATURATION):
+                    saturates = small.batch_size
+                    break
+            summaries.append(SweepSummary(workload, device, saturates))
+        cpu = {
+            r.batch_size or 0: r.samples_per_s or 0
+            for r in swept
+            if r.workload == workload and r.device == "cpu"
+        }
+        gpu = {
+            r.batch_size or 0: r.samples_per_s or 0
+            for r in swept
+            if r.workload == workload and r.device == "gpu"
+        }
+        if cpu and gpu:
+            crossover[workload] = next(
+                (b for b in sorted(gpu) if b in cpu and gpu[b] > cpu[b]), None
+            )
+    return summaries, crossover

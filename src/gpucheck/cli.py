@@ -494,6 +494,29 @@ def benchmark(
             "--quick", help="The smallest honest run: 3 windows of 30 steps after 10 warm-up steps."
         ),
     ] = False,
+    sweep: Annotated[
+        bool,
+        typer.Option(
+            "--sweep",
+            help="Batch sizes 32..4096: where the GPU overtakes the CPU, where throughput stops growing.",
+        ),
+    ] = False,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            metavar="NAME",
+            help="mirrored: also run under MirroredStrategy on all devices and report scaling.",
+        ),
+    ] = None,
+    cpu_devices: Annotated[
+        int | None,
+        typer.Option(
+            "--cpu-devices",
+            metavar="N",
+            help="With --strategy mirrored: split the CPU into N logical devices.",
+        ),
+    ] = None,
     json_output: JsonOption = False,
     output: Annotated[
         str | None,
@@ -523,6 +546,9 @@ def benchmark(
         mixed_precision=mixed_precision,
         xla=xla,
         quick=quick,
+        sweep=sweep,
+        strategy=strategy,
+        cpu_devices=cpu_devices,
     )
     snapshot = _snapshot(ctx, None, python, 60.0, tf=False)
     gpu_reason = None

@@ -118,16 +118,19 @@ def summarise(windows: list[float], steps: int, batch_size: int) -> dict[str, An
 
 
 def run_training(
-    tf: Any, np: Any, spec: dict[str, Any], workload: str, device: str
+    tf: Any,
+    np: Any,
+    spec: dict[str, Any],
+    workload: str,
+    device: str,
+    strategy: Any = None,
+    batch_size: int | None = None,
 ) -> dict[str, Any]:
-    batch, steps, repeats, warmup = (
-        spec["batch_size"],
-        spec["steps"],
-        spec["repeats"],
-        spec["warmup_steps"],
-    )
+    """``batch_size`` is the global batch; under a strategy it is split across the replicas."""
+    batch = batch_size or spec["batch_size"]
+    steps, repeats, warmup = spec["steps"], spec["repeats"], spec["warmup_steps"]
     tf.keras.utils.set_random_seed(SEED)
-    with tf.device(device):
+    with strategy.scope() if strategy is not None else tf.device(device):
         model = build(tf, workload)
         model.compile(
             optimizer="adam",
@@ -211,6 +214,11 @@ def main() -> None:
     if spec.get("mixed_precision"):
         tf.keras.mixed_precision.set_global_policy(spec["mixed_precision"])
     kind = spec["device"].upper()
+    if spec.get("cpu_devices") and kind == "CPU":
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(spec["cpu_devices"])]
+        )
     devices = tf.config.list_logical_devices(kind)
     if not devices:
         emit(
@@ -223,22 +231,46 @@ def main() -> None:
     ceiling: float | None = None
     for workload in spec["workloads"]:
         emit("PROGRESS", {"workload": workload, "done": 0, "total": spec["repeats"]})
+        meta = {
+            "workload": workload,
+            "device": spec["device"],
+            "device_name": device,
+            "status": "ok",
+            "reason": None,
+        }
         if workload == "matmul":
             entry = run_matmul(tf, spec, device)
             ceiling = entry["gflops"]
-        else:
-            entry = run_training(tf, np, spec, workload, device)
-        entry.update(
-            {
-                "workload": workload,
-                "device": spec["device"],
-                "device_name": device,
-                "batch_size": spec["batch_size"] if workload != "matmul" else None,
-                "status": "ok",
-                "reason": None,
-            }
-        )
-        results.append(entry)
+            results.append({**entry, **meta, "batch_size": None})
+            continue
+        if spec.get("sweep"):
+            for batch in spec["sweep"]:
+                emit(
+                    "PROGRESS",
+                    {"workload": f"{workload} batch {batch}", "done": 0, "total": spec["repeats"]},
+                )
+                entry = run_training(tf, np, spec, workload, device, batch_size=batch)
+                results.append({**entry, **meta, "batch_size": batch, "sweep": True})
+            continue
+        entry = run_training(tf, np, spec, workload, device)
+        results.append({**entry, **meta, "batch_size": spec["batch_size"]})
+        if spec.get("strategy") == "mirrored":
+            names = [d.name for d in devices]
+            strategy = tf.distribute.MirroredStrategy(names)
+            replicas = strategy.num_replicas_in_sync
+            mirrored = run_training(tf, np, spec, workload, device, strategy=strategy)
+            efficiency = mirrored["samples_per_s"] / (entry["samples_per_s"] * replicas)
+            results.append(
+                {
+                    **mirrored,
+                    **meta,
+                    "device_name": ",".join(names),
+                    "batch_size": spec["batch_size"],
+                    "strategy": "mirrored",
+                    "replicas": replicas,
+                    "scaling_efficiency": efficiency,
+                }
+            )
     for entry in results:
         if ceiling and entry["workload"] != "matmul":
             entry["share_of_ceiling"] = entry["gflops"] / ceiling

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpucheck.bench import NOISY_CV, BenchReport
+from gpucheck.bench import NOISY_CV, BenchReport, sweep_summary
 
 BAR_WIDTH = 40
 
@@ -59,8 +59,11 @@ def render_report(report: BenchReport) -> RenderableType:
                 "peak",
             )
             continue
+        label = f"{r.device} {r.workload}"
+        if r.extra.get("strategy"):
+            label += f" mirrored x{r.extra.get('replicas')}"
         table.add_row(
-            f"{r.device} {r.workload}",
+            label,
             str(r.batch_size),
             _rate(r.samples_per_s),
             f"{_rate(r.samples_per_s_min)}-{_rate(r.samples_per_s_max)}",
@@ -79,7 +82,13 @@ def render_report(report: BenchReport) -> RenderableType:
 
 def _chart(report: BenchReport) -> RenderableType:
     ok = [
-        r for r in report.results if r.status == "ok" and r.workload != "matmul" and r.samples_per_s
+        r
+        for r in report.results
+        if r.status == "ok"
+        and r.workload != "matmul"
+        and r.samples_per_s
+        and not r.extra.get("sweep")
+        and not r.extra.get("strategy")
     ]
     lines = Table.grid(padding=(0, 1))
     lines.add_column(no_wrap=True)
@@ -122,6 +131,33 @@ def _verdict(report: BenchReport) -> RenderableType:
                     style="warn",
                 )
             )
+    for r in report.results:
+        if r.status == "ok" and r.extra.get("strategy"):
+            parts.append(
+                Text(
+                    f"{r.device}/{r.workload}: MirroredStrategy on {r.extra.get('replicas')} devices reaches "
+                    f"{r.extra.get('scaling_efficiency', 0):.0%} of perfect scaling over one device"
+                )
+            )
+    summaries, crossover = sweep_summary(report.results)
+    for summary in summaries:
+        where = (
+            f"stops growing after batch {summary.saturates_at}"
+            if summary.saturates_at
+            else "still grows at the largest batch"
+        )
+        parts.append(Text(f"sweep {summary.device}/{summary.workload}: throughput {where}"))
+    for workload, batch in crossover.items():
+        parts.append(
+            Text(
+                f"sweep {workload}: "
+                + (
+                    f"the GPU overtakes the CPU from batch {batch}"
+                    if batch
+                    else "the GPU never overtakes the CPU in this range"
+                )
+            )
+        )
     if report.noisy:
         parts.append(
             Text(
