@@ -204,11 +204,12 @@ def doctor(
     matrix_file: MatrixOption = None,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
-    from gpucheck.doctor import REGISTRY_VIEW, run_checks, select_checks
+    from gpucheck.doctor import run_checks, select_checks
+    from gpucheck.doctor.checks import REGISTRY
     from gpucheck.matrix import load_matrix
 
     if list_checks:
-        for item in REGISTRY_VIEW():
+        for item in REGISTRY:
             typer.echo(f"{item.id:<20} {item.title}")
         return 0
     fmt = "json" if json_output else output_format

@@ -12,19 +12,7 @@ from gpucheck.errors import GpucheckError
 from gpucheck.matrix import Matrix
 from gpucheck.snapshot import Snapshot
 
-__all__ = [
-    "REGISTRY_VIEW",
-    "Finding",
-    "Report",
-    "Status",
-    "check_ids",
-    "run_checks",
-    "select_checks",
-]
-
-
-def REGISTRY_VIEW() -> list[Check]:
-    return list(REGISTRY)
+__all__ = ["Finding", "Report", "Status", "check_ids", "run_checks", "select_checks"]
 
 
 def select_checks(ids: Sequence[str] | None) -> list[Check]:

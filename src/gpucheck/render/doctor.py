@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpucheck.doctor import Finding, Report, Status
+from gpucheck.doctor import Report, Status
 from gpucheck.render.format import text
 
 MARKS = {
@@ -99,7 +99,3 @@ def report_to_markdown(report: Report, *, title: str) -> str:
             lines += [f"**{finding.check}**", "", "```", finding.details, "```", ""]
         lines.append("</details>")
     return "\n".join(lines) + "\n"
-
-
-def _line(finding: Finding) -> str:
-    return f"{finding.check}: {finding.summary}"
