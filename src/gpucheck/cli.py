@@ -5,6 +5,7 @@ so that ``gpucheck --help`` stays fast and never imports TensorFlow or NVML.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -202,6 +203,51 @@ def doctor(
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
     timeout: TimeoutOption = 120.0,
     matrix_file: MatrixOption = None,
+    require_gpu: Annotated[
+        bool, typer.Option("--require-gpu", help="Fail unless TensorFlow can use a GPU.")
+    ] = False,
+    min_gpus: Annotated[
+        int | None,
+        typer.Option(
+            "--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."
+        ),
+    ] = None,
+    min_compute_capability: Annotated[
+        str | None,
+        typer.Option(
+            "--min-compute-capability", metavar="X.Y", help="Fail if a visible GPU is below X.Y."
+        ),
+    ] = None,
+    min_free_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--min-free-memory",
+            metavar="SIZE",
+            help="Fail if a visible GPU has less free memory (8GiB).",
+        ),
+    ] = None,
+    expect_tf: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-tf", metavar="PATTERN", help='Fail unless TensorFlow matches ("2.16.*").'
+        ),
+    ] = None,
+    expect_cuda: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-cuda",
+            metavar="PATTERN",
+            help='Fail unless TensorFlow\'s CUDA matches ("12.*").',
+        ),
+    ] = None,
+    junit: Annotated[
+        str | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="Also write a JUnit XML report (one testcase per check).",
+        ),
+    ] = None,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
     from gpucheck.doctor import run_checks, select_checks
@@ -217,12 +263,44 @@ def doctor(
         raise GpucheckError(
             f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
         )
+    from gpucheck.render import doctor as render
+
     select_checks(checks)  # reject an unknown --check before the probes run
     matrix = load_matrix(matrix_file)
     snapshot = _snapshot(ctx, source, python, timeout, tf=True)
-    report = run_checks(snapshot, matrix, checks=checks, allow_cpu=allow_cpu, strict=strict)
-    from gpucheck.render import doctor as render
+    from gpucheck.doctor.requirements import (
+        Requirements,
+        parse_capability,
+        parse_pattern,
+        parse_size,
+    )
 
+    requirements = Requirements(
+        require_gpu=require_gpu,
+        min_gpus=min_gpus,
+        min_compute_capability=parse_capability("--min-compute-capability", min_compute_capability)
+        if min_compute_capability is not None
+        else None,
+        min_free_memory_bytes=parse_size("--min-free-memory", min_free_memory)
+        if min_free_memory is not None
+        else None,
+        expect_tf=parse_pattern("--expect-tf", expect_tf) if expect_tf is not None else None,
+        expect_cuda=parse_pattern("--expect-cuda", expect_cuda)
+        if expect_cuda is not None
+        else None,
+    )
+    report = run_checks(
+        snapshot,
+        matrix,
+        checks=checks,
+        allow_cpu=allow_cpu,
+        strict=strict,
+        requirements=requirements,
+    )
+    if junit is not None:
+        _write(junit, render.report_to_junit(report))
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        sys.stderr.write(render.report_to_annotations(report))
     if fmt == "json":
         meta = {"created_at": snapshot.created_at, "gpucheck_version": snapshot.gpucheck_version}
         sys.stdout.write(
@@ -422,6 +500,16 @@ def configure_memory(
 
         make_console().print(render_result(result, selected))
     return code if result.applied else int(ExitCode.FAILURE)
+
+
+def _write(path: str, content: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(content)
+    except OSError as exc:
+        raise GpucheckError(
+            f"cannot write {path!r}: {exc.strerror}", reference="output-unwritable"
+        ) from None
 
 
 def _limit(value: str | None) -> int | dict[int, int] | None:

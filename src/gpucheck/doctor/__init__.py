@@ -8,11 +8,22 @@ from collections.abc import Sequence
 from gpucheck.doctor import facts
 from gpucheck.doctor.checks import REGISTRY, Check, check_ids
 from gpucheck.doctor.findings import Finding, Report, Status
+from gpucheck.doctor.requirements import Requirements, check_requirements
 from gpucheck.errors import GpucheckError
 from gpucheck.matrix import Matrix
 from gpucheck.snapshot import Snapshot
 
-__all__ = ["Finding", "Report", "Status", "check_ids", "run_checks", "select_checks"]
+__all__ = [
+    "Finding",
+    "Report",
+    "Requirements",
+    "Status",
+    "check_ids",
+    "diagnose",
+    "require_gpu",
+    "run_checks",
+    "select_checks",
+]
 
 
 def select_checks(ids: Sequence[str] | None) -> list[Check]:
@@ -36,6 +47,7 @@ def run_checks(
     checks: Sequence[str] | None = None,
     allow_cpu: bool = False,
     strict: bool = False,
+    requirements: Requirements | None = None,
 ) -> Report:
     """Run the checks (all, or those named) over ``snapshot``; one crashing check cannot hide the others."""
     usable = facts.gpu_usable(snapshot)
@@ -57,4 +69,59 @@ def run_checks(
                 summary=f"{finding.summary} (a warning with --allow-cpu)",
             )
         findings.append(finding)
+    if requirements is not None and requirements.any:
+        findings += check_requirements(
+            snapshot, matrix, requirements
+        )  # demanded: never softened by --allow-cpu
     return Report(findings=tuple(findings), strict=strict, gpu_usable=usable)
+
+
+def diagnose(
+    *, python: str | None = None, checks: Sequence[str] | None = None, timeout_s: float = 120.0
+) -> Report:
+    """Probe this machine (or ``python``'s environment) and run the doctor's checks: the findings as data."""
+    from gpucheck.matrix import load_matrix
+    from gpucheck.probes import LiveProbes, collect_snapshot, resolve_python
+
+    snapshot = collect_snapshot(LiveProbes(resolve_python(python)), timeout_s=timeout_s)
+    return run_checks(snapshot, load_matrix(), checks=checks)
+
+
+def require_gpu(
+    min_count: int = 1,
+    min_compute_capability: str | None = None,
+    min_free_memory: str | int | None = None,
+    *,
+    python: str | None = None,
+) -> Report:
+    """Raise a GpucheckError carrying doctor's first failing finding and its fix unless TensorFlow
+    can use ``min_count`` GPUs of the given capability and free memory; return the report otherwise."""
+    from gpucheck.doctor.requirements import parse_capability, parse_size
+    from gpucheck.errors import ExitCode
+    from gpucheck.matrix import load_matrix
+    from gpucheck.probes import LiveProbes, collect_snapshot, resolve_python
+
+    requirements = Requirements(
+        require_gpu=True,
+        min_gpus=min_count,
+        min_compute_capability=parse_capability("min_compute_capability", min_compute_capability)
+        if min_compute_capability
+        else None,
+        min_free_memory_bytes=parse_size("min_free_memory", min_free_memory)
+        if isinstance(min_free_memory, str)
+        else min_free_memory,
+    )
+    snapshot = collect_snapshot(LiveProbes(resolve_python(python)))
+    report = run_checks(snapshot, load_matrix(), requirements=requirements)
+    unmet = [
+        f for f in report.findings if f.check.startswith("require_") and f.status is Status.FAIL
+    ]
+    first = report.first_fix
+    if unmet and first is not None:
+        raise GpucheckError(
+            f"no usable GPU: {first.summary} [{first.cause}]",
+            reference="gpu-required",
+            hint=first.fix,
+            exit_code=ExitCode.FAILURE,
+        )
+    return report

@@ -99,3 +99,46 @@ def report_to_markdown(report: Report, *, title: str) -> str:
             lines += [f"**{finding.check}**", "", "```", finding.details, "```", ""]
         lines.append("</details>")
     return "\n".join(lines) + "\n"
+
+
+def report_to_junit(report: Report, *, suite: str = "gpucheck doctor") -> str:
+    """JUnit XML: one testcase per check; failures carry the summary and fix, warnings are system-out."""
+    from xml.sax.saxutils import escape, quoteattr
+
+    failures = sum(1 for f in report.findings if f.status is Status.FAIL)
+    skipped = sum(1 for f in report.findings if f.status is Status.SKIP)
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<testsuite name={quoteattr(suite)} tests="{len(report.findings)}" failures="{failures}" '
+        f'errors="0" skipped="{skipped}">',
+    ]
+    for finding in report.findings:
+        lines.append(f'  <testcase classname="gpucheck.doctor" name={quoteattr(finding.check)}>')
+        message = finding.summary + (f" (fix: {finding.fix})" if finding.fix else "")
+        if finding.status is Status.FAIL:
+            lines.append(
+                f"    <failure message={quoteattr(message)} type={quoteattr(finding.cause or 'fail')}>"
+                f"{escape(finding.details)}</failure>"
+            )
+        elif finding.status is Status.SKIP:
+            lines.append(f"    <skipped message={quoteattr(finding.summary)}/>")
+        elif finding.status is Status.WARN:
+            lines.append(f"    <system-out>{escape('warning: ' + message)}</system-out>")
+        lines.append("  </testcase>")
+    lines.append("</testsuite>")
+    return "\n".join(lines) + "\n"
+
+
+def report_to_annotations(report: Report) -> str:
+    """GitHub Actions workflow commands (::error / ::warning) for failures and warnings."""
+
+    def clean(text: str) -> str:  # workflow-command escaping
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    out = []
+    for finding in report.findings:
+        kind = {Status.FAIL: "error", Status.WARN: "warning"}.get(finding.status)
+        if kind:
+            message = finding.summary + (f" Fix: {finding.fix}" if finding.fix else "")
+            out.append(f"::{kind} title=gpucheck {finding.check}::{clean(message)}")
+    return "".join(line + "\n" for line in out)
