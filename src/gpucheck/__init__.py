@@ -8,10 +8,15 @@ The library surface (importing it costs nothing; TensorFlow and NVML load only w
     gpucheck.configure_memory(growth=True)   # before TensorFlow creates anything
 """
 
+from typing import TYPE_CHECKING
+
 from gpucheck.__about__ import __version__
 from gpucheck.errors import ExitCode, GpucheckError
 from gpucheck.memory import configure_memory
 from gpucheck.snapshot import Snapshot, load_snapshot
+
+if TYPE_CHECKING:
+    from gpucheck.doctor import diagnose, require_gpu
 
 __all__ = [
     "ExitCode",
@@ -19,5 +24,16 @@ __all__ = [
     "Snapshot",
     "__version__",
     "configure_memory",
+    "diagnose",
     "load_snapshot",
+    "require_gpu",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # diagnose() and require_gpu() need the doctor and its matrix: load them only when used.
+    if name in ("diagnose", "require_gpu"):
+        from gpucheck import doctor
+
+        return getattr(doctor, name)
+    raise AttributeError(f"module 'gpucheck' has no attribute {name!r}")
