@@ -348,3 +348,101 @@ def sweep_summary(
                 (b for b in sorted(gpu) if b in cpu and gpu[b] > cpu[b]), None
             )
     return summaries, crossover
+
+
+@dataclass(frozen=True)
+class Regression:
+    device: str
+    workload: str
+    batch_size: int | None
+    baseline: float
+    current: float
+
+    @property
+    def change(self) -> float:
+        return self.current / self.baseline - 1
+
+
+def parse_tolerance(value: str) -> float:
+    """ "10%" or "0.1" -> 0.1."""
+    text = value.strip()
+    try:
+        number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise GpucheckError(
+            f"--tolerance {value!r}: expected a share such as 10% or 0.1",
+            reference="bench-option-invalid",
+        ) from None
+    if not 0 <= number < 1:
+        raise GpucheckError(
+            f"--tolerance {value!r}: must be between 0% and 100%", reference="bench-option-invalid"
+        )
+    return number
+
+
+def load_baseline(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        raise GpucheckError(
+            f"--baseline {path!r} does not exist",
+            reference="baseline-missing",
+            hint="write one with: gpucheck bench --output baseline.json",
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise GpucheckError(
+            f"--baseline {path!r} is not readable JSON: {exc}", reference="baseline-invalid"
+        ) from None
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("results"), list)
+        or not isinstance(data.get("fingerprint"), dict)
+    ):
+        raise GpucheckError(
+            f"--baseline {path!r} is not a gpucheck bench result",
+            reference="baseline-invalid",
+            hint="write one with: gpucheck bench --output baseline.json",
+        )
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > RESULTS_SCHEMA_VERSION:
+        raise GpucheckError(
+            f"--baseline {path!r} has schema_version {version!r}; this gpucheck reads "
+            f"{RESULTS_SCHEMA_VERSION}",
+            reference="baseline-invalid",
+        )
+    return data
+
+
+FINGERPRINT_KEYS = ("cpu_model", "gpu_names", "driver", "tensorflow")
+
+
+def compare(report: BenchReport, baseline: dict[str, Any], tolerance: float) -> list[Regression]:
+    """Workloads that got slower than the baseline by more than ``tolerance`` (same machine only)."""
+    theirs = baseline["fingerprint"]
+    differs = [k for k in FINGERPRINT_KEYS if theirs.get(k) != report.fingerprint.get(k)]
+    if differs:
+        key = differs[0]
+        raise GpucheckError(
+            f"the baseline comes from another machine or setup ({key}: {theirs.get(key)!r} there, "
+            f"{report.fingerprint.get(key)!r} here)",
+            reference="baseline-other-machine",
+            hint="compare runs of the same machine, driver and TensorFlow",
+        )
+    before = {
+        (r.get("device"), r.get("workload"), r.get("batch_size")): r.get("samples_per_s")
+        for r in baseline["results"]
+        if isinstance(r, dict) and r.get("status") == "ok"
+    }
+    out = []
+    for r in report.results:
+        old = before.get((r.device, r.workload, r.batch_size))
+        if (
+            r.status == "ok"
+            and isinstance(old, (int, float))
+            and old > 0
+            and r.samples_per_s is not None
+            and r.samples_per_s < old * (1 - tolerance)
+        ):
+            out.append(Regression(r.device, r.workload, r.batch_size, float(old), r.samples_per_s))
+    return out

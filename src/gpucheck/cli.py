@@ -111,6 +111,13 @@ TimeoutOption = Annotated[
         help="Give up on the TensorFlow child after this long.",
     ),
 ]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask host and user names, home paths, GPU UUIDs and secret-looking values.",
+    ),
+]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print JSON on stdout (progress goes to stderr).")
 ]
@@ -125,15 +132,10 @@ def detect(
     ] = False,
     python: PythonOption = None,
     timeout: TimeoutOption = 120.0,
+    redact: RedactOption = False,
 ) -> None:
     """Show what is here: system, NVIDIA driver and GPUs, CUDA libraries, TensorFlow's build and devices."""
-    from gpucheck.probes import collect_snapshot, resolve_python
-
-    probes = _environment(ctx).probes_factory(resolve_python(python))
-    with _progress(True) as progress:
-        snapshot = collect_snapshot(
-            probes, include_tensorflow=not no_tf, timeout_s=timeout, progress=progress
-        )
+    snapshot = _snapshot(ctx, None, python, timeout, tf=not no_tf, redact=redact)
     if json_output:
         sys.stdout.write(snapshot.to_json() + "\n")
         return
@@ -160,16 +162,30 @@ FromOption = Annotated[
 
 
 def _snapshot(
-    ctx: typer.Context, source: str | None, python: str | None, timeout: float, *, tf: bool
+    ctx: typer.Context,
+    source: str | None,
+    python: str | None,
+    timeout: float,
+    *,
+    tf: bool,
+    redact: bool = False,
 ) -> Snapshot:
     from gpucheck.probes import collect_snapshot, resolve_python
     from gpucheck.snapshot import load_snapshot
 
     if source is not None:
-        return load_snapshot(source)
-    probes = _environment(ctx).probes_factory(resolve_python(python))
-    with _progress(True) as progress:
-        return collect_snapshot(probes, include_tensorflow=tf, timeout_s=timeout, progress=progress)
+        snapshot = load_snapshot(source)
+    else:
+        probes = _environment(ctx).probes_factory(resolve_python(python))
+        with _progress(True) as progress:
+            snapshot = collect_snapshot(
+                probes, include_tensorflow=tf, timeout_s=timeout, progress=progress
+            )
+    if redact:
+        from gpucheck.redact import redact as mask
+
+        snapshot = mask(snapshot)
+    return snapshot
 
 
 @app.command()
@@ -240,6 +256,7 @@ def doctor(
             help='Fail unless TensorFlow\'s CUDA matches ("12.*").',
         ),
     ] = None,
+    redact: RedactOption = False,
     junit: Annotated[
         str | None,
         typer.Option(
@@ -267,7 +284,7 @@ def doctor(
 
     select_checks(checks)  # reject an unknown --check before the probes run
     matrix = load_matrix(matrix_file)
-    snapshot = _snapshot(ctx, source, python, timeout, tf=True)
+    snapshot = _snapshot(ctx, source, python, timeout, tf=True, redact=redact)
     from gpucheck.doctor.requirements import (
         Requirements,
         parse_capability,
@@ -607,6 +624,20 @@ def benchmark(
         ),
     ] = None,
     json_output: JsonOption = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Fail (exit 1) when a workload got slower than this earlier --output.",
+        ),
+    ] = None,
+    tolerance: Annotated[
+        str,
+        typer.Option(
+            "--tolerance", metavar="SHARE", help="Allowed slowdown against --baseline (10%)."
+        ),
+    ] = "10%",
     output: Annotated[
         str | None,
         typer.Option("--output", metavar="FILE", help="Also write the JSON results to FILE."),
@@ -639,6 +670,8 @@ def benchmark(
         strategy=strategy,
         cpu_devices=cpu_devices,
     )
+    allowed = bench.parse_tolerance(tolerance)
+    previous = bench.load_baseline(baseline) if baseline is not None else None
     snapshot = _snapshot(ctx, None, python, 60.0, tf=False)
     gpu_reason = None
     if not visible_gpus(snapshot)[0]:
@@ -693,6 +726,16 @@ def benchmark(
 
         make_console().print(render_report(result))
     ran = [r for r in result.results if r.status == "ok"]
+    if previous is not None:
+        regressions = bench.compare(result, previous, allowed)
+        for item in regressions:
+            sys.stderr.write(
+                f"gpucheck: slower than the baseline: {item.device}/{item.workload} "
+                f"{item.current:,.0f} samples/s vs {item.baseline:,.0f} ({item.change:+.1%}, "
+                f"tolerance {allowed:.0%})\n"
+            )
+        if regressions:
+            return int(ExitCode.FAILURE)
     return 0 if ran else int(ExitCode.FAILURE)
 
 
