@@ -17,6 +17,25 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+_LIVE: set[subprocess.Popen[str]] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _track(process: subprocess.Popen[str], alive: bool) -> None:
+    with _LIVE_LOCK:
+        if alive:
+            _LIVE.add(process)
+        else:
+            _LIVE.discard(process)
+
+
+def kill_all_children() -> None:
+    """Kill every child still running, from any thread (Ctrl-C: leave no child behind)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for process in live:
+        _kill_group(process)
+
 
 @dataclass(frozen=True)
 class ChildResult:
@@ -58,6 +77,16 @@ def run_child(
         errors="replace",
         **popen_kwargs,  # type: ignore[call-overload]
     )
+    _track(process, True)
+    try:
+        return _finish(process, stdin, timeout_s, start)
+    finally:
+        _track(process, False)
+
+
+def _finish(
+    process: subprocess.Popen[str], stdin: str | None, timeout_s: float, start: float
+) -> ChildResult:
     try:
         stdout, stderr = process.communicate(input=stdin, timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -91,6 +120,7 @@ def run_child_streaming(
         errors="replace",
         start_new_session=os.name == "posix",
     )
+    _track(process, True)
     out: list[str] = []
     err: list[str] = []
 
@@ -121,6 +151,8 @@ def run_child_streaming(
         _kill_group(process)
         process.wait()
         raise
+    finally:
+        _track(process, False)
     for reader in readers:
         reader.join(timeout=5)
     for stream in (process.stdout, process.stderr):

@@ -767,8 +767,7 @@ def main(argv: list[str] | None = None, *, obj: Any = None) -> int:
         _print_error(f"[{exc.reference}] {exc.message}", exc.hint)
         return int(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        sys.stderr.write("gpucheck: interrupted\n")
-        return int(ExitCode.INTERRUPTED)
+        return _interrupted()
     except Exception as exc:
         # Typer/Click usage errors (bad flag, bad value) have format_message() and exit_code.
         format_message = getattr(exc, "format_message", None)
@@ -779,7 +778,17 @@ def main(argv: list[str] | None = None, *, obj: Any = None) -> int:
         raise
     except SystemExit as exc:  # pragma: no cover - Typer exits itself in rare paths
         return exc.code if isinstance(exc.code, int) else 1
+    if result == ExitCode.INTERRUPTED:  # Typer turns Ctrl-C into exit code 130 itself
+        return _interrupted()
     return result if isinstance(result, int) else 0
+
+
+def _interrupted() -> int:
+    from gpucheck._process import kill_all_children
+
+    kill_all_children()
+    sys.stderr.write("gpucheck: interrupted\n")
+    return int(ExitCode.INTERRUPTED)
 
 
 def run() -> None:

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from gpucheck.__about__ import __version__
+from gpucheck._process import kill_all_children
 from gpucheck.errors import GpucheckError
 from gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
 from gpucheck.probes.libraries import probe_libraries
@@ -26,6 +27,7 @@ from gpucheck.snapshot import (
     SCHEMA_VERSION,
     LibrariesInfo,
     NvmlInfo,
+    PackagesInfo,
     Snapshot,
     SystemInfo,
     TensorflowInfo,
@@ -85,6 +87,35 @@ def resolve_python(python: str | None) -> str | None:
     return os.path.abspath(candidate)
 
 
+def _collect(
+    probes: Probes,
+    pool: ThreadPoolExecutor,
+    include_tensorflow: bool,
+    timeout_s: float,
+    say: Progress,
+) -> tuple[SystemInfo, PackagesInfo, NvmlInfo, LibrariesInfo, TensorflowInfo]:
+    tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
+    if tf_future is not None:
+        say("TensorFlow: importing in a child process")
+    nvml_future = pool.submit(probes.nvml)
+    say("reading the interpreter's packages")
+    facts = probes.interpreter()
+    libraries_future = pool.submit(probes.libraries, facts)
+    system = probes.system(facts)
+    packages = classify(facts)
+    nvml = nvml_future.result()
+    say("NVIDIA driver: queried")
+    libraries = libraries_future.result()
+    say("CUDA libraries: searched")
+    if tf_future is not None:
+        tensorflow = tf_future.result()
+        say("TensorFlow: done")
+    else:
+        installed = None if packages.error else bool(packages.tensorflow)
+        tensorflow = TensorflowInfo(probed=False, installed=installed)
+    return system, packages, nvml, libraries, tensorflow
+
+
 def collect_snapshot(
     probes: Probes,
     *,
@@ -95,25 +126,14 @@ def collect_snapshot(
     """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot."""
     say = progress or (lambda _message: None)
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gpucheck-probe") as pool:
-        tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
-        if tf_future is not None:
-            say("TensorFlow: importing in a child process")
-        nvml_future = pool.submit(probes.nvml)
-        say("reading the interpreter's packages")
-        facts = probes.interpreter()
-        libraries_future = pool.submit(probes.libraries, facts)
-        system = probes.system(facts)
-        packages = classify(facts)
-        nvml = nvml_future.result()
-        say("NVIDIA driver: queried")
-        libraries = libraries_future.result()
-        say("CUDA libraries: searched")
-        if tf_future is not None:
-            tensorflow = tf_future.result()
-            say("TensorFlow: done")
-        else:
-            installed = None if packages.error else bool(packages.tensorflow)
-            tensorflow = TensorflowInfo(probed=False, installed=installed)
+        try:
+            parts = _collect(probes, pool, include_tensorflow, timeout_s, say)
+        except BaseException:
+            # Ctrl-C lands in this thread; the children of the other probes must die too, or the
+            # pool would wait for them.
+            kill_all_children()
+            raise
+    system, packages, nvml, libraries, tensorflow = parts
     return Snapshot(
         schema_version=SCHEMA_VERSION,
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
