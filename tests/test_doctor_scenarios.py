@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from gpucheck.doctor import Finding, Status, check_ids, run_checks
@@ -184,3 +186,58 @@ def test_readme_documents_every_cause() -> None:
     used |= {rule.cause for rule in logscan.RULES if rule.cause}
     used |= DOCUMENTED_CAUSES | {"check_crashed", "log_actionable"}
     assert used <= documented, sorted(used - documented)
+
+
+@pytest.mark.parametrize(
+    ("changes", "cause", "words"),
+    [
+        (
+            {
+                "timed_out": True,
+                "returncode": None,
+                "error": "TensorFlow did not finish within 120 s (last stage: imported)",
+            },
+            "tf_probe_timeout",
+            "did not finish within 120 s",
+        ),
+        (
+            {
+                "returncode": -4,
+                "error": "the TensorFlow child killed by SIGILL (last stage: starting)",
+            },
+            "cpu_unsupported",
+            "illegal instruction",
+        ),
+        (
+            {
+                "returncode": -11,
+                "error": "the TensorFlow child killed by SIGSEGV (last stage: logical_devices)",
+            },
+            "tf_crashed",
+            "SIGSEGV",
+        ),
+        (
+            {
+                "error": "import tensorflow failed: ImportError: libcudart.so.11.0: cannot open shared object file"
+            },
+            "tf_import_failed",
+            "libcudart.so.11.0",
+        ),
+    ],
+)
+def test_tensorflow_hang_crash_and_import_error_are_findings(
+    changes: dict[str, Any], cause: str, words: str
+) -> None:
+    import dataclasses
+
+    base = scenario("two-a100")
+    log = ("I0000 00:00:1.0 1 cuda_executor.cc:1] the last thing TensorFlow printed",)
+    broken = dataclasses.replace(
+        base, tensorflow=dataclasses.replace(base.tensorflow, log=log, **changes)
+    )
+    (finding,) = run_checks(broken, load_matrix(), checks=["tf_import"]).findings
+    assert finding.status is Status.FAIL
+    assert finding.cause == cause
+    assert words in finding.summary
+    if cause != "cpu_unsupported":
+        assert "the last thing TensorFlow printed" in finding.details
