@@ -278,3 +278,17 @@ def test_ctrl_c_exits_130_and_leaves_no_child(tmp_path: Path) -> None:
     child = int(marker.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+@pytest.mark.parametrize("text", ["¹", "٣", "2¹,3", "0:٣"])
+def test_non_ascii_digits_are_a_clear_error(text: str) -> None:
+    # found by the property test above: str.isdigit() accepts "¹", which int() rejects
+    with pytest.raises(GpucheckError):
+        parse_int_list("--virtual", text)
+    with pytest.raises(GpucheckError):
+        parse_limit(text)
+
+
+def test_non_ascii_version_filter(run_cli: Any) -> None:
+    result = run_cli(["matrix", "--tf", "2.¹"], SnapshotProbes(scenario("two-a100")))
+    assert result.exit_code == 2

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from gpucheck.__about__ import __version__
+from gpucheck._numbers import is_whole_number
 from gpucheck.errors import ExitCode, GpucheckError
 
 if TYPE_CHECKING:
@@ -745,7 +746,7 @@ app.command("bench", help="Alias of `gpucheck benchmark`.")(benchmark)
 
 def _version_prefix(flag: str, value: str) -> list[str]:
     parts = value.strip().split(".")
-    if not value.strip() or not all(p.isdigit() for p in parts):
+    if not value.strip() or not all(is_whole_number(p) for p in parts):
         raise GpucheckError(
             f"{flag} {value!r}: expected a version such as 2.15 or 12.2",
             reference="version-invalid",

@@ -14,6 +14,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from gpucheck._codec import DecodeError, from_data
+from gpucheck._numbers import is_whole_number
 from gpucheck.errors import GpucheckError
 
 MATRIX_SCHEMA_VERSION = 1
@@ -147,7 +148,7 @@ class Matrix:
 
 
 def _major_minor(version: str) -> tuple[int, int]:
-    parts = [int(p) for p in version.split(".")[:2] if p.isdigit()]
+    parts = [int(p) for p in version.split(".")[:2] if is_whole_number(p)]
     return (parts[0], parts[1] if len(parts) > 1 else 0) if parts else (0, 0)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpucheck._children import memory_apply
+from gpucheck._numbers import is_whole_number
 from gpucheck.errors import ExitCode, GpucheckError
 from gpucheck.snapshot import Snapshot
 
@@ -76,7 +77,7 @@ def parse_int_list(flag: str, value: str) -> tuple[int, ...]:
         raise _bad(f"{flag} {value!r}: expected comma-separated numbers such as 2048,2048")
     numbers = []
     for part in parts:
-        if not part.isdigit():
+        if not is_whole_number(part):
             raise _bad(f"{flag} {value!r}: {part!r} is not a whole number")
         numbers.append(int(part))
     return tuple(numbers)
@@ -94,7 +95,7 @@ def parse_limit(value: str) -> tuple[int | None, dict[int, int]]:
     limits: dict[int, int] = {}
     for part in text.split(","):
         index, _, mb = part.strip().partition(":")
-        if not index.strip().isdigit() or not mb.strip().isdigit():
+        if not is_whole_number(index.strip()) or not is_whole_number(mb.strip()):
             raise _bad(f"--limit {value!r}: {part.strip()!r} is not index:MB (such as 0:4096)")
         if int(index) in limits:
             raise _bad(f"--limit {value!r}: GPU {index} is given twice")

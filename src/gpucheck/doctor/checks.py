@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from gpucheck._numbers import is_whole_number
 from gpucheck.doctor import facts, logscan
 from gpucheck.doctor.findings import Finding, fail, info, ok, skip, warn
 from gpucheck.matrix import Matrix
@@ -499,8 +500,8 @@ def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if not built or not have:
         return ok("cudnn", f"cuDNN {have or '(version unknown)'} found")
     # cuda_dnn.cc: the runtime must have the same major version and an equal or higher minor.
-    have_parts = [int(p) for p in have.split(".")[:2] if p.isdigit()]
-    built_parts = [int(p) for p in built.split(".")[:2] if p.isdigit()]
+    have_parts = [int(p) for p in have.split(".")[:2] if is_whole_number(p)]
+    built_parts = [int(p) for p in built.split(".")[:2] if is_whole_number(p)]
     if have_parts[:1] != built_parts[:1] or (
         len(have_parts) > 1 and len(built_parts) > 1 and have_parts[1] < built_parts[1]
     ):

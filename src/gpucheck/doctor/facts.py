@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpucheck._numbers import is_whole_number
 from gpucheck.matrix import Matrix, TfRelease, version_at_least
 from gpucheck.snapshot import Distribution, NvmlGpu, Snapshot
 
@@ -50,7 +51,7 @@ def is_cuda_build(snapshot: Snapshot) -> bool | None:
 def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:
     """The CUDA version TensorFlow was built with ("12.5.1" from build_info, else the matrix)."""
     value = build_value(snapshot, "cuda_version")
-    if isinstance(value, str) and value and value[0].isdigit():
+    if isinstance(value, str) and value and is_whole_number(value[0]):
         return value
     row = release(snapshot, matrix)
     if row is None:
@@ -128,7 +129,7 @@ def visible_gpus(snapshot: Snapshot) -> tuple[list[NvmlGpu], str | None]:
     visible: list[NvmlGpu] = []
     for entry in (part.strip() for part in value.split(",")):
         match = None
-        if entry.isdigit():
+        if is_whole_number(entry):
             match = next((g for g in gpus if g.index == int(entry)), None)
         elif entry.startswith(("GPU-", "MIG-")):
             match = next((g for g in gpus if g.uuid and g.uuid.startswith(entry)), None)

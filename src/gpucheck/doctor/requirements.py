@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from gpucheck._numbers import is_whole_number
 from gpucheck.doctor import facts
 from gpucheck.doctor.findings import Finding, fail, ok
 from gpucheck.errors import GpucheckError
@@ -51,7 +52,7 @@ def parse_capability(flag: str, value: str) -> tuple[int, int]:
 def parse_pattern(flag: str, value: str) -> SpecifierSet:
     """ "2.16.*" or ">=2.15,<2.17" -> a specifier set."""
     text = value.strip()
-    if text and text[0].isdigit():
+    if text and is_whole_number(text[0]):
         text = f"=={text}"
     try:
         return SpecifierSet(text)

@@ -7,6 +7,8 @@ import os
 from rich.console import Console
 from rich.theme import Theme
 
+from gpucheck._numbers import is_whole_number
+
 THEME = Theme(
     {
         "ok": "green",
@@ -26,7 +28,7 @@ def make_console(*, stderr: bool = False) -> Console:
     return Console(
         stderr=stderr,
         theme=THEME,
-        width=int(width) if width and width.isdigit() else None,
+        width=int(width) if width and is_whole_number(width) else None,
         highlight=False,
         soft_wrap=False,
     )

@@ -8,13 +8,14 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpucheck._numbers import is_whole_number
 from gpucheck.matrix import Matrix, TfRelease
 from gpucheck.recommend import Recommendation
 from gpucheck.render.format import text
 
 
 def _cc(value: str) -> str:
-    digits = "".join(ch for ch in value if ch.isdigit())
+    digits = "".join(ch for ch in value if is_whole_number(ch))
     return f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else value
 
 
