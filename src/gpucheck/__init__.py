@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from gpucheck.__about__ import __version__
 from gpucheck.errors import ExitCode, GpucheckError
-from gpucheck.memory import configure_memory
 from gpucheck.snapshot import Snapshot, load_snapshot
 
 if TYPE_CHECKING:
     from gpucheck.doctor import diagnose, require_gpu
+    from gpucheck.memory import configure_memory
 
 __all__ = [
     "ExitCode",
@@ -31,9 +31,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # diagnose() and require_gpu() need the doctor and its matrix: load them only when used.
+    # The library's entry points load their modules only when used: `gpucheck --help` stays fast.
     if name in ("diagnose", "require_gpu"):
         from gpucheck import doctor
 
         return getattr(doctor, name)
+    if name == "configure_memory":
+        from gpucheck import memory
+
+        return memory.configure_memory
     raise AttributeError(f"module 'gpucheck' has no attribute {name!r}")

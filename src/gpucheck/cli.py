@@ -284,8 +284,15 @@ def doctor(
     from gpucheck.render import doctor as render
 
     select_checks(checks)  # reject an unknown --check before the probes run
-    matrix = load_matrix(matrix_file)
-    snapshot = _snapshot(ctx, source, python, timeout, tf=True, redact=redact)
+    if matrix_file is not None:
+        load_matrix(matrix_file)  # a bad --matrix is reported before any probing
+    # The shipped matrix loads while the probes run (the TensorFlow child dominates the wall time).
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        matrix_future = pool.submit(load_matrix, matrix_file)
+        snapshot = _snapshot(ctx, source, python, timeout, tf=True, redact=redact)
+        matrix = matrix_future.result()
     from gpucheck.doctor.requirements import (
         Requirements,
         parse_capability,

@@ -173,8 +173,9 @@ def version_at_least(have: str, need: str) -> bool:
 def parse_matrix(text: str, origin: str) -> Matrix:
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=loader)  # a safe loader either way
     except yaml.YAMLError as exc:
         raise _invalid(origin, f"not YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict):
