@@ -720,13 +720,7 @@ def benchmark(
         result = bench.run(plan, snapshot, gpu_reason=gpu_reason, python=python, timeout_s=timeout)
     data = result.to_data()
     if output:
-        try:
-            with open(output, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=2)
-        except OSError as exc:
-            raise GpucheckError(
-                f"--output {output!r}: {exc.strerror}", reference="output-unwritable"
-            ) from None
+        _write(output, json.dumps(data, indent=2) + "\n")
     if json_output:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
