@@ -210,6 +210,21 @@ def fingerprint(
     }
 
 
+def gpu_unavailable_reason(snapshot: Snapshot) -> str | None:
+    """Doctor's one-line reason when no GPU is visible (None when one is): shown instead of GPU figures."""
+    from gpucheck.doctor import run_checks
+    from gpucheck.doctor.facts import visible_gpus
+    from gpucheck.matrix import load_matrix
+
+    if visible_gpus(snapshot)[0]:
+        return None
+    report = run_checks(
+        snapshot, load_matrix(), checks=["platform", "nvidia_driver", "gpu_visibility"]
+    )
+    first = report.first_fix
+    return first.summary if first else "no GPU is visible"
+
+
 Progress = Callable[[str, str, int, int], None]
 """(device, workload, done, total)"""
 

@@ -469,7 +469,7 @@ def configure_memory(
 ) -> int:
     """Set GPU memory growth, limits and virtual GPUs; apply them in a fresh TensorFlow process and prove they took."""
     from gpucheck import memory
-    from gpucheck.doctor.facts import visible_gpus
+    from gpucheck.doctor.facts import no_gpu_reason, visible_gpus
 
     plan = memory.make_plan(
         growth=growth,
@@ -490,18 +490,8 @@ def configure_memory(
     snapshot = _snapshot(ctx, source, python, timeout, tf=False)
     visible, _ = visible_gpus(snapshot)
     code = 0
-    if plan.touches_gpus and not visible:
-        from gpucheck.render.detect import nvml_problem
-
-        reason = (
-            nvml_problem(snapshot.nvml)
-            if not snapshot.nvml.available
-            else (
-                "CUDA_VISIBLE_DEVICES hides every GPU"
-                if snapshot.nvml.gpus
-                else "the driver lists no GPU"
-            )
-        )
+    reason = no_gpu_reason(snapshot)
+    if plan.touches_gpus and reason is not None:
         sys.stderr.write(f"gpucheck: no GPU to configure: {reason}\n")
         if not plan.cpu_devices:
             return int(ExitCode.FAILURE)
@@ -663,7 +653,6 @@ def benchmark(
 ) -> int:
     """How much faster the GPU trains a Keras model than the CPU: warm-up excluded, repeated windows, median and spread."""
     from gpucheck import bench
-    from gpucheck.doctor.facts import visible_gpus
 
     plan = bench.make_plan(
         workloads=workload,
@@ -681,18 +670,7 @@ def benchmark(
     allowed = bench.parse_tolerance(tolerance)
     previous = bench.load_baseline(baseline) if baseline is not None else None
     snapshot = _snapshot(ctx, None, python, 60.0, tf=False)
-    gpu_reason = None
-    if not visible_gpus(snapshot)[0]:
-        from gpucheck.doctor import run_checks
-        from gpucheck.matrix import load_matrix
-
-        report = run_checks(
-            snapshot, load_matrix(), checks=["platform", "nvidia_driver", "gpu_visibility"]
-        )
-        first = report.first_fix
-        gpu_reason = first.summary if first else "no GPU is visible"
-    if device == "all" and gpu_reason is not None:
-        plan = bench.BenchPlan(**{**plan.__dict__, "devices": ("cpu", "gpu")})
+    gpu_reason = bench.gpu_unavailable_reason(snapshot)
     from gpucheck.render.console import make_console
 
     err = make_console(stderr=True)

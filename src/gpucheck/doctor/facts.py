@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gpucheck._numbers import is_whole_number
 from gpucheck.matrix import Matrix, TfRelease, version_at_least
-from gpucheck.snapshot import Distribution, NvmlGpu, Snapshot
+from gpucheck.snapshot import Distribution, NvmlGpu, NvmlInfo, Snapshot
 
 PLUGIN_DISTRIBUTIONS = frozenset({"tensorflow-metal", "tensorflow-directml-plugin"})
 """Distributions that plug into another TensorFlow instead of replacing it."""
@@ -172,3 +172,31 @@ def install_command(row: TfRelease, snapshot: Snapshot) -> str:
     if snapshot.system.os == "Windows" and row.minor <= (2, 10):
         return f'pip install "tensorflow<2.11"  # then CUDA {row.windows_native_cuda} and cuDNN {row.windows_native_cudnn}'
     return f'pip install "tensorflow=={row.minor[0]}.{row.minor[1]}.*"  # with CUDA {row.cuda} and cuDNN {row.cudnn}'
+
+
+NVML_PLAIN_WORDS = {
+    "library_not_found": "no NVIDIA driver: NVML library not found",
+    "driver_not_loaded": "NVIDIA driver not loaded: the kernel module is not running",
+    "lib_rm_version_mismatch": "NVIDIA driver/library version mismatch: reboot or reload the kernel module",
+    "no_permission": "no permission to talk to the NVIDIA driver",
+    "pynvml_missing": "nvidia-ml-py is not installed, the NVIDIA driver was not queried",
+}
+
+
+def nvml_problem(nvml: NvmlInfo) -> str:
+    """One plain line for an NVML that did not answer."""
+    words = NVML_PLAIN_WORDS.get(nvml.error_code or "")
+    if words:
+        return words
+    return f"the NVIDIA driver did not answer: {nvml.error}"
+
+
+def no_gpu_reason(snapshot: Snapshot) -> str | None:
+    """Why no GPU is visible to CUDA here, in one line; None when one is."""
+    if visible_gpus(snapshot)[0]:
+        return None
+    if not snapshot.nvml.available:
+        return nvml_problem(snapshot.nvml)
+    return (
+        "CUDA_VISIBLE_DEVICES hides every GPU" if snapshot.nvml.gpus else "the driver lists no GPU"
+    )

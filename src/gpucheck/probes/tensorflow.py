@@ -72,21 +72,33 @@ def probe_tensorflow(
 def _info(
     report: dict[str, Any], log: tuple[str, ...], error: str | None, result: ChildResult
 ) -> TensorflowInfo:
-    def devices(key: str) -> tuple[TfDevice, ...]:
-        return tuple(_decode(TfDevice, item) for item in report.get(key) or ())
+    problems: list[str] = []
 
+    def decoded(cls: type[Any], key: str) -> tuple[Any, ...]:
+        items = []
+        for item in report.get(key) or ():
+            try:
+                items.append(from_data(cls, item))
+            except DecodeError as exc:  # a child from another gpucheck release, say
+                problems.append(f"{key}: {exc}")
+        return tuple(items)
+
+    physical = decoded(TfDevice, "physical_devices")
+    logical = decoded(TfDevice, "logical_devices")
+    details = decoded(TfDeviceDetails, "device_details")
+    ops = decoded(TfOpResult, "ops")
+    if problems and error is None:
+        error = f"the TensorFlow child wrote an unexpected report ({problems[0]})"
     return TensorflowInfo(
         probed=True,
         installed=report.get("installed"),
         version=report.get("version"),
         build_info=report.get("build_info"),
         is_built_with_cuda=report.get("is_built_with_cuda"),
-        physical_devices=devices("physical_devices"),
-        logical_devices=devices("logical_devices"),
-        device_details=tuple(
-            _decode(TfDeviceDetails, d) for d in report.get("device_details") or ()
-        ),
-        ops=tuple(_decode(TfOpResult, op) for op in report.get("ops") or ()),
+        physical_devices=physical,
+        logical_devices=logical,
+        device_details=details,
+        ops=ops,
         import_seconds=report.get("import_seconds"),
         error=error,
         log=log,
@@ -94,10 +106,3 @@ def _info(
         timed_out=result.timed_out,
         duration_s=result.duration_s,
     )
-
-
-def _decode(cls: type[Any], item: object) -> Any:
-    try:
-        return from_data(cls, item)
-    except DecodeError as exc:  # the child and gpucheck come from the same release
-        raise RuntimeError(f"tf_probe wrote an unexpected report: {exc}") from exc

@@ -6,6 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpucheck.doctor.facts import nvml_problem
 from gpucheck.render.format import human_bytes, human_seconds, text
 from gpucheck.snapshot import (
     LibrariesInfo,
@@ -15,14 +16,6 @@ from gpucheck.snapshot import (
     SystemInfo,
     TensorflowInfo,
 )
-
-NVML_PLAIN_WORDS = {
-    "library_not_found": "no NVIDIA driver: NVML library not found",
-    "driver_not_loaded": "NVIDIA driver not loaded: the kernel module is not running",
-    "lib_rm_version_mismatch": "NVIDIA driver/library version mismatch: reboot or reload the kernel module",
-    "no_permission": "no permission to talk to the NVIDIA driver",
-    "pynvml_missing": "nvidia-ml-py is not installed, the NVIDIA driver was not queried",
-}
 
 
 def render_snapshot(snapshot: Snapshot) -> RenderableType:
@@ -72,14 +65,6 @@ def _system(system: SystemInfo) -> RenderableType:
             "Environment", Text("none of the CUDA/TensorFlow variables is set", style="muted")
         )
     return table
-
-
-def nvml_problem(nvml: NvmlInfo) -> str:
-    """One plain line for an NVML that did not answer."""
-    words = NVML_PLAIN_WORDS.get(nvml.error_code or "")
-    if words:
-        return words
-    return f"the NVIDIA driver did not answer: {nvml.error}"
 
 
 def _nvml(nvml: NvmlInfo) -> RenderableType:
