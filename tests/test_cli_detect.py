@@ -41,6 +41,23 @@ def test_help_imports_neither_tensorflow_nor_nvml() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "command", [[], ["detect"], ["doctor"], ["matrix"], ["configure-memory"], ["bench"]]
+)
+def test_help_shows_no_value_placeholder_on_flags(run_cli: Any, command: list[str]) -> None:
+    result = run_cli([*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage: gpucheck" in result.stdout
+    assert "<bool>" not in result.stdout
+    assert "--help" in result.stdout
+
+
+def test_shell_completion_is_offered(run_cli: Any) -> None:
+    result = run_cli(["--help"])
+    assert "--install-completion" in result.stdout
+    assert "--show-completion" in result.stdout
+
+
 def test_detect_no_tf_does_not_import_tensorflow() -> None:
     modules = _modules_after(["detect", "--no-tf", "--json"])
     assert "gpucheck.probes.nvml" in modules  # the driver was queried

@@ -146,6 +146,28 @@ class Matrix:
     def newest_first(self) -> list[TfRelease]:
         return sorted(self.tensorflow, key=lambda r: Version(r.version), reverse=True)
 
+    def select(self, *, tf: str | None = None, cuda: str | None = None) -> list[TfRelease]:
+        """Rows newest first, filtered by a TensorFlow ("2.15") and a CUDA ("12.2") version
+        prefix as the command line writes them; a malformed prefix is a GpucheckError."""
+        rows = self.newest_first()
+        if tf is not None:
+            wanted = _version_prefix("--tf", tf)
+            rows = [r for r in rows if r.version.split(".")[: len(wanted)] == wanted]
+        if cuda is not None:
+            wanted = _version_prefix("--cuda", cuda)
+            rows = [r for r in rows if r.cuda and r.cuda.split(".")[: len(wanted)] == wanted]
+        return rows
+
+
+def _version_prefix(flag: str, value: str) -> list[str]:
+    parts = value.strip().split(".")
+    if not value.strip() or not all(is_whole_number(p) for p in parts):
+        raise GpucheckError(
+            f"{flag} {value!r}: expected a version such as 2.15 or 12.2",
+            reference="version-invalid",
+        )
+    return parts
+
 
 def _major_minor(version: str) -> tuple[int, int]:
     parts = [int(p) for p in version.split(".")[:2] if is_whole_number(p)]

@@ -103,6 +103,30 @@ def parse_limit(value: str) -> tuple[int | None, dict[int, int]]:
     return None, limits
 
 
+def plan_from_flags(
+    *,
+    growth: bool | None = None,
+    limit: str | None = None,
+    virtual: str | None = None,
+    gpus: str | None = None,
+    cpu_devices: int | None = None,
+    allocator: str | None = None,
+) -> MemoryPlan:
+    """The plan as the command line writes it (``--limit 0:4096,1:8192``, ``--virtual 2048,2048``)."""
+    limit_mb: int | dict[int, int] | None = None
+    if limit is not None:
+        every, per_gpu = parse_limit(limit)
+        limit_mb = every if every is not None else per_gpu
+    return make_plan(
+        growth=growth,
+        limit_mb=limit_mb,
+        virtual_mb=parse_int_list("--virtual", virtual) if virtual is not None else None,
+        gpus=parse_int_list("--gpus", gpus) if gpus is not None else None,
+        cpu_devices=cpu_devices,
+        allocator=allocator,
+    )
+
+
 def make_plan(
     *,
     growth: bool | None = None,

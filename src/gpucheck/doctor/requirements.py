@@ -72,6 +72,35 @@ class Requirements:
     expect_tf: SpecifierSet | None = None
     expect_cuda: SpecifierSet | None = None
 
+    @classmethod
+    def from_flags(
+        cls,
+        *,
+        require_gpu: bool = False,
+        min_gpus: int | None = None,
+        min_compute_capability: str | None = None,
+        min_free_memory: str | None = None,
+        expect_tf: str | None = None,
+        expect_cuda: str | None = None,
+    ) -> Requirements:
+        """The requirements as the command line writes them; a malformed value is a GpucheckError."""
+        return cls(
+            require_gpu=require_gpu,
+            min_gpus=min_gpus,
+            min_compute_capability=parse_capability(
+                "--min-compute-capability", min_compute_capability
+            )
+            if min_compute_capability is not None
+            else None,
+            min_free_memory_bytes=parse_size("--min-free-memory", min_free_memory)
+            if min_free_memory is not None
+            else None,
+            expect_tf=parse_pattern("--expect-tf", expect_tf) if expect_tf is not None else None,
+            expect_cuda=parse_pattern("--expect-cuda", expect_cuda)
+            if expect_cuda is not None
+            else None,
+        )
+
     @property
     def any(self) -> bool:
         return bool(

@@ -1,0 +1,110 @@
+"""Options shared by several commands, and the few helpers every command uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gpucheck.cli._app import environment
+from gpucheck.errors import GpucheckError
+
+if TYPE_CHECKING:
+    from gpucheck.snapshot import Snapshot
+
+PythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        metavar="PATH",
+        help="Diagnose this interpreter's environment (default: the active virtual environment, "
+        "else gpucheck's own).",
+    ),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=1.0,
+        metavar="SECONDS",
+        help="Give up on the TensorFlow child after this long.",
+    ),
+]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask host and user names, home paths, GPU UUIDs and secret-looking values.",
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print JSON on stdout (progress goes to stderr).")
+]
+MatrixOption = Annotated[
+    str | None,
+    typer.Option(
+        "--matrix", metavar="FILE", help="Use this compat_matrix.yaml instead of the shipped one."
+    ),
+]
+FromOption = Annotated[
+    str | None,
+    typer.Option(
+        "--from",
+        metavar="FILE",
+        help="Judge a snapshot written by `gpucheck detect --json` instead of probing.",
+    ),
+]
+
+
+@contextmanager
+def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner on stderr while the probes run; silent when stderr is not a terminal."""
+    from gpucheck.render.console import make_console
+
+    console = make_console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield lambda _message: None
+        return
+    with console.status("probing") as status:
+        yield status.update
+
+
+def snapshot_for(
+    ctx: typer.Context,
+    source: str | None,
+    python: str | None,
+    timeout: float,
+    *,
+    tf: bool,
+    redact: bool = False,
+) -> Snapshot:
+    """The snapshot a command judges: read from ``--from``, else probed live."""
+    from gpucheck.probes import collect_snapshot, resolve_python
+    from gpucheck.snapshot import load_snapshot
+
+    if source is not None:
+        snapshot = load_snapshot(source)
+    else:
+        probes = environment(ctx).probes_factory(resolve_python(python))
+        with progress(True) as say:
+            snapshot = collect_snapshot(
+                probes, include_tensorflow=tf, timeout_s=timeout, progress=say
+            )
+    if redact:
+        from gpucheck.redact import redact as mask
+
+        snapshot = mask(snapshot)
+    return snapshot
+
+
+def write_file(path: str, content: str) -> None:
+    """Write an output file the user asked for (``--junit``, ``--output``)."""
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(content)
+    except OSError as exc:
+        raise GpucheckError(
+            f"cannot write {path!r}: {exc.strerror}", reference="output-unwritable"
+        ) from None

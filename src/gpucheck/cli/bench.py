@@ -1,0 +1,174 @@
+"""`gpucheck benchmark` (alias `gpucheck bench`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from gpucheck.cli._options import JsonOption, PythonOption, snapshot_for, write_file
+from gpucheck.errors import ExitCode
+
+
+def benchmark(
+    ctx: typer.Context,
+    workload: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--workload",
+            "-w",
+            metavar="NAME",
+            help="mlp, cnn or matmul (repeatable; default mlp and cnn).",
+        ),
+    ] = None,
+    device: Annotated[
+        str, typer.Option("--device", metavar="DEVICE", help="cpu, gpu or all.")
+    ] = "all",
+    batch_size: Annotated[
+        int | None,
+        typer.Option("--batch-size", metavar="N", help="Samples per step (default 128)."),
+    ] = None,
+    steps: Annotated[
+        int | None,
+        typer.Option("--steps", metavar="N", help="Steps per timed window (default 50)."),
+    ] = None,
+    repeats: Annotated[
+        int | None, typer.Option("--repeats", metavar="N", help="Timed windows (default 5).")
+    ] = None,
+    mixed_precision: Annotated[
+        str | None,
+        typer.Option(
+            "--mixed-precision", metavar="POLICY", help="mixed_float16 or mixed_bfloat16."
+        ),
+    ] = None,
+    xla: Annotated[
+        bool | None,
+        typer.Option("--xla/--no-xla", help="Force jit_compile on or off (default: Keras' auto)."),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick", help="The smallest honest run: 3 windows of 30 steps after 10 warm-up steps."
+        ),
+    ] = False,
+    sweep: Annotated[
+        bool,
+        typer.Option(
+            "--sweep",
+            help="Batch sizes 32..4096: where the GPU overtakes the CPU, where throughput stops growing.",
+        ),
+    ] = False,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            metavar="NAME",
+            help="mirrored: also run under MirroredStrategy on all devices and report scaling.",
+        ),
+    ] = None,
+    cpu_devices: Annotated[
+        int | None,
+        typer.Option(
+            "--cpu-devices",
+            metavar="N",
+            help="With --strategy mirrored: split the CPU into N logical devices.",
+        ),
+    ] = None,
+    json_output: JsonOption = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Fail (exit 1) when a workload got slower than this earlier --output.",
+        ),
+    ] = None,
+    tolerance: Annotated[
+        str,
+        typer.Option(
+            "--tolerance", metavar="SHARE", help="Allowed slowdown against --baseline (10%)."
+        ),
+    ] = "10%",
+    output: Annotated[
+        str | None,
+        typer.Option("--output", metavar="FILE", help="Also write the JSON results to FILE."),
+    ] = None,
+    python: PythonOption = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=1.0,
+            metavar="SECONDS",
+            help="Give up on one device's run after this long.",
+        ),
+    ] = 900.0,
+) -> int:
+    """How much faster the GPU trains a Keras model than the CPU: warm-up excluded, repeated windows, median and spread."""
+    from gpucheck import bench
+
+    plan = bench.make_plan(
+        workloads=workload,
+        device=device,
+        batch_size=batch_size,
+        steps=steps,
+        repeats=repeats,
+        mixed_precision=mixed_precision,
+        xla=xla,
+        quick=quick,
+        sweep=sweep,
+        strategy=strategy,
+        cpu_devices=cpu_devices,
+    )
+    allowed = bench.parse_tolerance(tolerance)
+    previous = bench.load_baseline(baseline) if baseline is not None else None
+    snapshot = snapshot_for(ctx, None, python, 60.0, tf=False)
+    gpu_reason = bench.gpu_unavailable_reason(snapshot)
+    from gpucheck.render.console import make_console
+
+    err = make_console(stderr=True)
+    if err.is_terminal:
+        from rich.progress import Progress
+
+        with Progress(console=err, transient=True) as bar:
+            tasks: dict[tuple[str, str], Any] = {}
+
+            def progress(dev: str, name: str, done: int, total: int) -> None:
+                key = (dev, name)
+                if key not in tasks:
+                    tasks[key] = bar.add_task(f"{dev} {name}", total=total)
+                bar.update(tasks[key], completed=done)
+
+            result = bench.run(
+                plan,
+                snapshot,
+                gpu_reason=gpu_reason,
+                python=python,
+                timeout_s=timeout,
+                progress=progress,
+            )
+    else:
+        result = bench.run(plan, snapshot, gpu_reason=gpu_reason, python=python, timeout_s=timeout)
+    data = result.to_data()
+    if output:
+        write_file(output, json.dumps(data, indent=2) + "\n")
+    if json_output:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        from gpucheck.render.bench import render_report
+
+        make_console().print(render_report(result))
+    ran = [r for r in result.results if r.status == "ok"]
+    if previous is not None:
+        regressions = bench.compare(result, previous, allowed)
+        for item in regressions:
+            sys.stderr.write(
+                f"gpucheck: slower than the baseline: {item.device}/{item.workload} "
+                f"{item.current:,.0f} samples/s vs {item.baseline:,.0f} ({item.change:+.1%}, "
+                f"tolerance {allowed:.0%})\n"
+            )
+        if regressions:
+            return int(ExitCode.FAILURE)
+    return 0 if ran else int(ExitCode.FAILURE)

@@ -1,0 +1,165 @@
+"""`gpucheck doctor`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from gpucheck.cli._options import (
+    FromOption,
+    JsonOption,
+    MatrixOption,
+    PythonOption,
+    RedactOption,
+    TimeoutOption,
+    snapshot_for,
+    write_file,
+)
+from gpucheck.errors import GpucheckError
+
+
+def doctor(
+    ctx: typer.Context,
+    json_output: JsonOption = False,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="text, json or markdown (a report to paste into an issue).",
+        ),
+    ] = "text",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show the evidence and fix of every check.")
+    ] = False,
+    list_checks: Annotated[bool, typer.Option("--list", help="List the checks and exit.")] = False,
+    checks: Annotated[
+        list[str] | None,
+        typer.Option("--check", metavar="ID", help="Run only this check (repeatable)."),
+    ] = None,
+    python: PythonOption = None,
+    source: FromOption = None,
+    allow_cpu: Annotated[
+        bool,
+        typer.Option(
+            "--allow-cpu", help="No usable GPU is a warning, not a failure (CPU-only runners)."
+        ),
+    ] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
+    timeout: TimeoutOption = 120.0,
+    matrix_file: MatrixOption = None,
+    require_gpu: Annotated[
+        bool, typer.Option("--require-gpu", help="Fail unless TensorFlow can use a GPU.")
+    ] = False,
+    min_gpus: Annotated[
+        int | None,
+        typer.Option(
+            "--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."
+        ),
+    ] = None,
+    min_compute_capability: Annotated[
+        str | None,
+        typer.Option(
+            "--min-compute-capability", metavar="X.Y", help="Fail if a visible GPU is below X.Y."
+        ),
+    ] = None,
+    min_free_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--min-free-memory",
+            metavar="SIZE",
+            help="Fail if a visible GPU has less free memory (8GiB).",
+        ),
+    ] = None,
+    expect_tf: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-tf", metavar="PATTERN", help='Fail unless TensorFlow matches ("2.16.*").'
+        ),
+    ] = None,
+    expect_cuda: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-cuda",
+            metavar="PATTERN",
+            help='Fail unless TensorFlow\'s CUDA matches ("12.*").',
+        ),
+    ] = None,
+    redact: RedactOption = False,
+    junit: Annotated[
+        str | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="Also write a JUnit XML report (one testcase per check).",
+        ),
+    ] = None,
+) -> int:
+    """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
+    from gpucheck.doctor import run_checks, select_checks
+    from gpucheck.doctor.checks import REGISTRY
+    from gpucheck.doctor.requirements import Requirements
+    from gpucheck.matrix import load_matrix
+
+    if list_checks:
+        for item in REGISTRY:
+            typer.echo(f"{item.id:<20} {item.title}")
+        return 0
+    fmt = "json" if json_output else output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise GpucheckError(
+            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
+        )
+    from gpucheck.render import doctor as render
+
+    # Bad input is reported before any probing.
+    select_checks(checks)
+    requirements = Requirements.from_flags(
+        require_gpu=require_gpu,
+        min_gpus=min_gpus,
+        min_compute_capability=min_compute_capability,
+        min_free_memory=min_free_memory,
+        expect_tf=expect_tf,
+        expect_cuda=expect_cuda,
+    )
+    if matrix_file is not None:
+        load_matrix(matrix_file)
+    # The shipped matrix loads while the probes run (the TensorFlow child dominates the wall time).
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        matrix_future = pool.submit(load_matrix, matrix_file)
+        snapshot = snapshot_for(ctx, source, python, timeout, tf=True, redact=redact)
+        matrix = matrix_future.result()
+    report = run_checks(
+        snapshot,
+        matrix,
+        checks=checks,
+        allow_cpu=allow_cpu,
+        strict=strict,
+        requirements=requirements,
+    )
+    if junit is not None:
+        write_file(junit, render.report_to_junit(report))
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        sys.stderr.write(render.report_to_annotations(report))
+    if fmt == "json":
+        meta = {"created_at": snapshot.created_at, "gpucheck_version": snapshot.gpucheck_version}
+        sys.stdout.write(
+            json.dumps(render.report_to_data(report, snapshot_meta=meta), indent=2) + "\n"
+        )
+    elif fmt == "markdown":
+        sys.stdout.write(
+            render.report_to_markdown(
+                report, title=f"gpucheck doctor ({snapshot.gpucheck_version})"
+            )
+        )
+    else:
+        from gpucheck.render.console import make_console
+
+        make_console().print(render.render_report(report, verbose=verbose))
+    return report.exit_code
