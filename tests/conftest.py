@@ -13,10 +13,13 @@ from gpucheck.cli import CliEnvironment, main
 from gpucheck.probes import Probes
 from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
 from gpucheck.snapshot import (
+    FrameworksInfo,
     LibrariesInfo,
+    NodeInfo,
     NvmlInfo,
     Snapshot,
     SystemInfo,
+    TargetInfo,
     TensorflowInfo,
     load_snapshot,
 )
@@ -53,12 +56,26 @@ class SnapshotProbes:
             dists.append(RawDistribution("keras", packages.keras, None, None))
         if packages.tf_keras:
             dists.append(RawDistribution("tf-keras", packages.tf_keras, None, None))
+        target = self.snapshot.target
         return InterpreterFacts(
-            self.snapshot.system.python_version,
+            self.snapshot.system.python_version or "",
             self.snapshot.system.python_executable,
             tuple(dists),
             packages.error,
+            prefix=target.prefix,
+            base_prefix=target.base_prefix,
+            kind=target.kind,
+            user_site=target.user_site,
         )
+
+    def node(self) -> NodeInfo:
+        return self.snapshot.node
+
+    def target(self, facts: InterpreterFacts) -> TargetInfo:
+        return self.snapshot.target
+
+    def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo:
+        return self.snapshot.frameworks
 
     def system(self, facts: InterpreterFacts) -> SystemInfo:
         return self.snapshot.system

@@ -70,7 +70,7 @@ def test_native_windows_is_held_at_2_10() -> None:
     rec = recommend(on_python_310, load_matrix())
     assert rec.release is not None
     assert rec.release.version == "2.10.0"
-    assert rec.command == 'pip install "tensorflow<2.11"  # then CUDA 11.2 and cuDNN 8.1'
+    assert rec.command == 'pip install "tensorflow==2.10.*"  # then CUDA 11.2 and cuDNN 8.1'
     assert any("WSL2" in reason for reason in rec.reasons)
     # Python 3.11 has no native-Windows GPU release at all: say so, and point at WSL2
     none = recommend(windows, load_matrix())

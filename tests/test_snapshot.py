@@ -15,12 +15,16 @@ TOP_LEVEL_KEYS = [
     "schema_version",
     "created_at",
     "gpucheck_version",
+    "node",
     "system",
+    "target",
     "packages",
     "nvml",
     "libraries",
     "tensorflow",
+    "frameworks",
 ]
+V1 = Path(__file__).resolve().parent / "data" / "snapshots-v1"
 
 
 @pytest.mark.parametrize("name", SCENARIO_NAMES)
@@ -74,6 +78,7 @@ def _good() -> dict[str, object]:
         ('{"schema_version": 0}', "snapshot-invalid", "not a valid version"),
         ('{"schema_version": 99}', "snapshot-too-new", "newer than"),
         ('{"schema_version": 1}', "snapshot-invalid", "created_at: missing"),
+        ('{"schema_version": 2}', "snapshot-invalid", "created_at: missing"),
     ],
 )
 def test_bad_files_are_one_clear_error(
@@ -116,3 +121,33 @@ def test_missing_file_says_how_to_make_one(tmp_path: Path) -> None:
     assert caught.value.reference == "snapshot-missing"
     assert caught.value.hint is not None
     assert "gpucheck detect --json" in caught.value.hint
+
+
+def test_a_version_1_snapshot_still_loads_and_says_what_it_lacks() -> None:
+    path = V1 / "real-cpu-only-tf-2.21-no-driver.json"
+    raw = json.loads(path.read_text())
+    assert raw["schema_version"] == 1
+    snapshot = load_snapshot(path)
+    assert snapshot.schema_version == SCHEMA_VERSION
+    assert snapshot.system.python_version == raw["system"]["python_version"]
+    assert snapshot.tensorflow.log == tuple(raw["tensorflow"]["log"])
+    assert snapshot.target.chosen_by == "unknown"
+    assert snapshot.target.python_executable == raw["system"]["python_executable"]
+    assert snapshot.node.hostname is None
+    assert snapshot.frameworks.probed is False
+    assert "schema 1" in (snapshot.frameworks.reason or "")
+    assert list(snapshot.to_dict()) == TOP_LEVEL_KEYS
+
+
+def test_a_version_1_snapshot_with_a_version_2_key_is_rejected(tmp_path: Path) -> None:
+    raw = json.loads((V1 / "real-cpu-only-tf-2.21-no-driver.json").read_text())
+    raw["node"] = {"hostname": "x", "labels": {}}
+    with pytest.raises(GpucheckError, match="unknown key 'node' for schema_version 1"):
+        load_snapshot(_write(tmp_path, json.dumps(raw)))
+
+
+def test_a_version_2_snapshot_needs_its_new_sections(tmp_path: Path) -> None:
+    data = _good()
+    del data["target"]
+    with pytest.raises(GpucheckError, match="target: missing"):
+        load_snapshot(_write(tmp_path, json.dumps(data)))

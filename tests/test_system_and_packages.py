@@ -12,6 +12,7 @@ from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution, _fact
 from gpucheck.probes.packages import classify
 from gpucheck.probes.system import probe_system
 from gpucheck.snapshot import ENV_VARS
+from gpucheck.target import Target
 
 FACTS = InterpreterFacts("3.11.7", "/venv/bin/python", ())
 
@@ -101,13 +102,13 @@ def test_interpreter_child_reports_what_the_in_process_reader_does() -> None:
     in_process = probe_interpreter(None)
     result = run_child([sys.executable, script("interpreter_probe")], timeout_s=60)
     assert result.returncode == 0, result.stderr
-    child = _facts(json.loads(result.stdout))
+    child = _facts(json.loads(result.stdout), in_process.python_executable)
     assert child == in_process
     assert any(d.name == "pytest" for d in child.distributions)
 
 
 def test_interpreter_that_does_not_exist_is_data(tmp_path: Path) -> None:
-    facts = probe_interpreter(str(tmp_path / "python9"))
+    facts = probe_interpreter(Target(str(tmp_path / "python9"), "python_flag"))
     assert facts.error is not None
     assert "cannot run" in facts.error
     assert classify(facts).error == facts.error
@@ -117,7 +118,7 @@ def test_interpreter_that_fails_is_data(tmp_path: Path) -> None:
     broken = tmp_path / "python"
     broken.write_text("#!/bin/sh\necho 'python: bad magic number' >&2\nexit 3\n")
     broken.chmod(0o755)
-    facts = probe_interpreter(str(broken))
+    facts = probe_interpreter(Target(str(broken), "python_flag"))
     assert facts.error is not None
     assert "exited with status 3" in facts.error
     assert "bad magic number" in facts.error

@@ -16,8 +16,12 @@ from typing import Any
 from gpucheck._codec import DecodeError, from_data, to_data
 from gpucheck.errors import ExitCode, GpucheckError
 
-SCHEMA_VERSION = 1
-"""Version of the snapshot's JSON shape; raised on any incompatible change."""
+SCHEMA_VERSION = 2
+"""Version of the snapshot's JSON shape; raised on any incompatible change.
+
+2 added ``node`` (which machine), ``target`` (which Python environment, and why) and
+``frameworks`` (what PyTorch, JAX or CuPy see). Version-1 snapshots still load: their new
+sections say that the facts were not recorded."""
 
 ENV_VARS: tuple[str, ...] = (
     "CUDA_VISIBLE_DEVICES",
@@ -35,6 +39,38 @@ ENV_VARS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
+class NodeInfo:
+    """Which machine this is, as an operator of many nodes names it."""
+
+    hostname: str | None
+    """``socket.gethostname()``; ``None`` when not recorded."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """What the scheduler calls this node and job (SLURM, Kubernetes), from the environment."""
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """The Python environment being diagnosed, and why that one."""
+
+    python_executable: str
+    """The interpreter as given or found (``--python``, the active environment's ``bin/python``),
+    not resolved through symlinks: venvs of one base Python share that base's binary."""
+    chosen_by: str
+    """``python_flag``, ``virtual_env`` (VIRTUAL_ENV), ``conda_env`` (CONDA_PREFIX), ``gpucheck``
+    (gpucheck's own interpreter), or ``unknown`` (a snapshot that did not record it)."""
+    prefix: str | None = None
+    """``sys.prefix`` as the target reports it: the identity of the environment."""
+    base_prefix: str | None = None
+    """``sys.base_prefix``: the Python installation a virtual environment was made from."""
+    kind: str | None = None
+    """``venv``, ``conda`` or ``system``."""
+    user_site: str | None = None
+    """The user site-packages (``pip install --user``) when the target reads it."""
+    error: str | None = None
+    """Why the interpreter could not be queried (too old, not Python, crashed), else ``None``."""
+
+
+@dataclass(frozen=True)
 class SystemInfo:
     """The machine and the target Python interpreter."""
 
@@ -46,8 +82,9 @@ class SystemInfo:
     """PRETTY_NAME from /etc/os-release, when there is one."""
     arch: str
     is_wsl: bool
-    python_version: str
-    """Version of the interpreter being diagnosed (``--python``), not necessarily gpucheck's."""
+    python_version: str | None
+    """Version of the interpreter being diagnosed (the target), never gpucheck's own;
+    ``None`` when the target did not say (``target.error`` says why)."""
     python_executable: str
     cpu_model: str | None
     cpu_count: int | None
@@ -218,8 +255,37 @@ class TensorflowInfo:
     """TensorFlow's own start-up log (stderr of the child), line by line, verbatim."""
     returncode: int | None = None
     """Exit status of the child; negative for a signal, ``None`` when it was killed at the timeout."""
+    traceback: str | None = None
+    """The Python traceback of a failed import, verbatim."""
     timed_out: bool = False
     duration_s: float | None = None
+
+
+@dataclass(frozen=True)
+class FrameworkInfo:
+    """What another GPU framework in the target environment sees (evidence about the driver)."""
+
+    name: str
+    """Distribution name: ``torch``, ``jax``, ``cupy``."""
+    version: str | None
+    cuda_version: str | None = None
+    """The CUDA it was built with ("12.4"), when it says."""
+    gpu_usable: bool | None = None
+    """It created a GPU device and ran a small computation on it."""
+    devices: tuple[str, ...] = ()
+    """The GPU devices it lists, in its own words ("cuda:0 NVIDIA H100 80GB HBM3")."""
+    error: str | None = None
+    """Its error, verbatim, when importing it or using the GPU failed."""
+
+
+@dataclass(frozen=True)
+class FrameworksInfo:
+    """PyTorch, JAX, CuPy: whichever of them the target environment has."""
+
+    probed: bool
+    reason: str | None = None
+    """Why they were not probed (``--no-tf``, an old snapshot), else ``None``."""
+    frameworks: tuple[FrameworkInfo, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,11 +296,14 @@ class Snapshot:
     created_at: str
     """ISO 8601, UTC."""
     gpucheck_version: str
+    node: NodeInfo
     system: SystemInfo
+    target: TargetInfo
     packages: PackagesInfo
     nvml: NvmlInfo
     libraries: LibrariesInfo
     tensorflow: TensorflowInfo
+    frameworks: FrameworksInfo
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = to_data(self)
@@ -261,6 +330,8 @@ class Snapshot:
             )
         if version < 1:
             raise _invalid(f"schema_version {version} is not a valid version")
+        if version == 1:
+            data = _from_schema_1(data)
         try:
             return from_data(cls, data)
         except DecodeError as exc:
@@ -303,6 +374,42 @@ def load_snapshot(path: str | Path) -> Snapshot:
     except GpucheckError as exc:
         exc.message = f"{path}: {exc.message}"
         raise
+
+
+def _from_schema_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 snapshot in today's shape: the sections it did not have say so."""
+    unknown = sorted(set(data) - set(_SCHEMA_1_KEYS))
+    if unknown:  # strict as before: a version-1 file with a version-2 key is not version 1
+        raise _invalid(f"unknown key {unknown[0]!r} for schema_version 1")
+    system = data.get("system")
+    executable = system.get("python_executable") if isinstance(system, dict) else None
+    missing = "not recorded (snapshot schema 1)"
+    upgraded: dict[str, Any] = {}
+    for key in _SCHEMA_1_KEYS:
+        if key == "system":
+            upgraded["node"] = {"hostname": None, "labels": {}}
+        if key in data:
+            upgraded[key] = data[key]
+        if key == "system":
+            upgraded["target"] = {
+                "python_executable": executable if isinstance(executable, str) else "",
+                "chosen_by": "unknown",
+            }
+    upgraded["schema_version"] = SCHEMA_VERSION
+    upgraded["frameworks"] = {"probed": False, "reason": missing, "frameworks": []}
+    return upgraded
+
+
+_SCHEMA_1_KEYS = (
+    "schema_version",
+    "created_at",
+    "gpucheck_version",
+    "system",
+    "packages",
+    "nvml",
+    "libraries",
+    "tensorflow",
+)
 
 
 def _invalid(problem: str) -> GpucheckError:

@@ -1,65 +1,200 @@
-"""Report the interpreter and its installed distributions as JSON on stdout.
+"""Report the interpreter, its environment and its installed distributions as JSON on stdout.
 
-Runs in the target interpreter; standard library only, Python 3.8+. Facts only: gpucheck
-classifies them.
+Runs in the target interpreter. It must run on every Python a TensorFlow 2.x release supported
+(2.7 and 3.5 to 3.13), so it is written in the syntax they share (no f-strings, no annotations)
+and reads distributions from the ``*.dist-info`` and ``*.egg-info`` folders on ``sys.path``
+itself: ``importlib.metadata`` only exists from Python 3.8. Facts only: gpucheck classifies them.
 """
 
-from __future__ import annotations
+from __future__ import print_function
 
 import json
+import os
 import platform
 import re
 import sys
-from typing import Any
 
-try:
-    from importlib import metadata
-except ImportError:  # pragma: no cover - Python < 3.8
-    metadata = None  # type: ignore[assignment]
+try:  # only for the type comments; the typing module exists from Python 3.5
+    from typing import Any, Dict, List, Optional, Tuple
+except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
+    Any = Dict = List = Optional = Tuple = None  # type: ignore[assignment,misc]
 
 # shared libraries, plus the XLA tools that the nvidia-cuda-nvcc wheels ship
 _LIB_FILE = re.compile(
     r"(^|/)lib[^/]*\.so(\.[0-9.]+)?$|\.dll$|/bin/ptxas(\.exe)?$|libdevice\.10\.bc$"
 )
+# distributions whose requirements gpucheck reads (TensorFlow's and-cuda extra, pins)
+_REQUIRES_OF = ("tensorflow", "tf-nightly", "intel-tensorflow", "nvidia-tensorflow")
+_DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(-py\d.*)?\.(dist|egg)-info$")
 
 
-def _normalise(name: str) -> str:
+def _normalise(name):
+    # type: (str) -> str
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def collect() -> dict[str, Any]:
-    distributions: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    if metadata is not None:
-        for dist in metadata.distributions():
-            raw_name = dist.metadata["Name"]
-            if not raw_name:
+def _read(path):
+    # type: (str) -> Optional[str]
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return None
+
+
+def _headers(text):
+    # type: (str) -> Tuple[Optional[str], Optional[str], List[str]]
+    """Name, Version and Requires-Dist from a METADATA / PKG-INFO text (RFC 822 headers)."""
+    name = version = None
+    requires = []
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the body (description) starts after the first blank line
+        key, _, value = line.partition(":")
+        key = key.strip().lower()
+        value = value.strip()
+        if key == "name" and name is None:
+            name = value
+        elif key == "version" and version is None:
+            version = value
+        elif key == "requires-dist":
+            requires.append(value)
+    return name, version, requires
+
+
+def _egg_requires(text):
+    # type: (Optional[str]) -> List[str]
+    """requires.txt of an egg-info folder: plain lines, then "[extra]" or "[:marker]" sections."""
+    out = []
+    section = ""
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        if not section:
+            out.append(line)
+            continue
+        extra, _, marker = section.partition(":")
+        conditions = []
+        if extra:
+            conditions.append('extra == "%s"' % extra)
+        if marker:
+            conditions.append("(%s)" % marker)
+        out.append("%s; %s" % (line, " and ".join(conditions)))
+    return out
+
+
+def _files(folder, site):
+    # type: (str, str) -> List[str]
+    """Installed files of a distribution, as absolute paths (RECORD, or installed-files.txt)."""
+    record = _read(os.path.join(folder, "RECORD"))
+    paths = []
+    if record is not None:
+        for line in record.splitlines():
+            path = line.split(",")[0].strip().strip('"')
+            if path:
+                paths.append(os.path.normpath(os.path.join(site, path)))
+        return paths
+    listing = _read(os.path.join(folder, "installed-files.txt"))
+    for line in (listing or "").splitlines():
+        if line.strip():
+            paths.append(os.path.normpath(os.path.join(folder, line.strip())))
+    return paths
+
+
+def _distribution(site, entry):
+    # type: (str, str) -> Optional[Dict[str, Any]]
+    folder = os.path.join(site, entry)
+    match = _DIST_DIR.match(entry)
+    is_dir = os.path.isdir(folder)
+    if is_dir:
+        metadata = _read(
+            os.path.join(folder, "METADATA" if entry.endswith(".dist-info") else "PKG-INFO")
+        )
+    else:  # a distutils egg-info file
+        metadata = _read(folder)
+    name, version, requires = _headers(metadata or "")
+    if not name and match:
+        name = match.group("name")
+    if not version and match:
+        version = match.group("version")
+    if not name or not version:
+        return None
+    normalised = _normalise(name)
+    dist = {"name": normalised, "version": version, "requires": None, "libs": None}  # type: Dict[str, Any]
+    if normalised.startswith(_REQUIRES_OF):
+        if entry.endswith(".egg-info") and is_dir:
+            requires = _egg_requires(_read(os.path.join(folder, "requires.txt")))
+        dist["requires"] = requires
+    if normalised.startswith("nvidia-") and is_dir:
+        libs = [p for p in _files(folder, site) if _LIB_FILE.search(p.replace("\\", "/"))]
+        dist["libs"] = sorted(libs)
+    return dist
+
+
+def distributions(path):
+    # type: (List[str]) -> List[Dict[str, Any]]
+    """Every distribution on ``path`` (sys.path); the first of a name wins, as at import time."""
+    found = []
+    seen = set()
+    for site in path:
+        if not site or not os.path.isdir(site):
+            continue
+        try:
+            entries = sorted(os.listdir(site))
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.endswith((".dist-info", ".egg-info")):
                 continue
-            name = _normalise(raw_name)
-            if name in seen:  # the first on sys.path wins, as at import time
+            dist = _distribution(site, entry)
+            if dist is None or dist["name"] in seen:
                 continue
-            seen.add(name)
-            entry: dict[str, Any] = {
-                "name": name,
-                "version": dist.version,
-                "requires": None,
-                "libs": None,
-            }
-            if name.startswith(("tensorflow", "tf-nightly", "intel-tensorflow")):
-                entry["requires"] = list(dist.requires or [])
-            if name.startswith("nvidia-"):
-                libs: list[str] = []
-                for file in dist.files or []:
-                    if _LIB_FILE.search(str(file).replace("\\", "/")):
-                        libs.append(str(file.locate()))
-                entry["libs"] = sorted(libs)
-            distributions.append(entry)
+            seen.add(dist["name"])
+            found.append(dist)
+    return sorted(found, key=lambda d: d["name"])
+
+
+def _user_site():
+    # type: () -> Optional[str]
+    try:
+        import site
+
+        if getattr(site, "ENABLE_USER_SITE", False):
+            return site.getusersitepackages()
+    except Exception:  # an embedded or stripped interpreter
+        pass
+    return None
+
+
+def collect():
+    # type: () -> Dict[str, Any]
+    prefix = sys.prefix
+    base_prefix = getattr(sys, "base_prefix", None) or getattr(sys, "real_prefix", None) or prefix
+    if os.path.isdir(os.path.join(prefix, "conda-meta")):
+        kind = "conda"
+    elif prefix != base_prefix or hasattr(sys, "real_prefix"):
+        kind = "venv"
+    else:
+        kind = "system"
     return {
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
-        "distributions": sorted(distributions, key=lambda d: str(d["name"])),
+        "prefix": prefix,
+        "base_prefix": base_prefix,
+        "kind": kind,
+        "user_site": _user_site(),
+        "distributions": distributions(sys.path),
     }
 
 
 if __name__ == "__main__":
+    sys.path = [
+        p
+        for p in sys.path
+        if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))
+    ]
     json.dump(collect(), sys.stdout)

@@ -15,6 +15,7 @@ from gpucheck.errors import ExitCode, GpucheckError
 
 if TYPE_CHECKING:
     from gpucheck.probes import Probes
+    from gpucheck.target import Target
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 a check failed or no usable GPU; 2 bad usage or input; "
@@ -26,13 +27,13 @@ EXIT_CODES_HELP = (
 class CliEnvironment:
     """What the commands reach the machine through; tests pass their own (``main(obj=...)``)."""
 
-    probes_factory: Callable[[str | None], Probes]
+    probes_factory: Callable[[Target], Probes]
 
 
-def _live_probes(python: str | None) -> Probes:
+def _live_probes(target: Target) -> Probes:
     from gpucheck.probes import LiveProbes
 
-    return LiveProbes(python)
+    return LiveProbes(target)
 
 
 app = typer.Typer(

@@ -13,6 +13,7 @@ from gpucheck.errors import GpucheckError
 
 if TYPE_CHECKING:
     from gpucheck.snapshot import Snapshot
+    from gpucheck.target import Target
 
 PythonOption = Annotated[
     str | None,
@@ -81,13 +82,13 @@ def snapshot_for(
     redact: bool = False,
 ) -> Snapshot:
     """The snapshot a command judges: read from ``--from``, else probed live."""
-    from gpucheck.probes import collect_snapshot, resolve_python
+    from gpucheck.probes import collect_snapshot
     from gpucheck.snapshot import load_snapshot
 
     if source is not None:
         snapshot = load_snapshot(source)
     else:
-        probes = environment(ctx).probes_factory(resolve_python(python))
+        probes = environment(ctx).probes_factory(target_for(python))
         with progress(True) as say:
             snapshot = collect_snapshot(
                 probes, include_tensorflow=tf, timeout_s=timeout, progress=say
@@ -97,6 +98,13 @@ def snapshot_for(
 
         snapshot = mask(snapshot)
     return snapshot
+
+
+def target_for(python: str | None) -> Target:
+    """The environment a command works on: ``--python``, else the active one, else gpucheck's."""
+    from gpucheck.target import choose_target
+
+    return choose_target(python)
 
 
 def write_file(path: str, content: str) -> None:

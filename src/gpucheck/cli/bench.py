@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gpucheck.cli._options import JsonOption, PythonOption, snapshot_for, write_file
+from gpucheck.cli._options import JsonOption, PythonOption, snapshot_for, target_for, write_file
 from gpucheck.errors import ExitCode
 
 
@@ -145,12 +145,18 @@ def benchmark(
                 plan,
                 snapshot,
                 gpu_reason=gpu_reason,
-                python=python,
+                python=target_for(python).python,
                 timeout_s=timeout,
                 progress=progress,
             )
     else:
-        result = bench.run(plan, snapshot, gpu_reason=gpu_reason, python=python, timeout_s=timeout)
+        result = bench.run(
+            plan,
+            snapshot,
+            gpu_reason=gpu_reason,
+            python=target_for(python).python,
+            timeout_s=timeout,
+        )
     data = result.to_data()
     if output:
         write_file(output, json.dumps(data, indent=2) + "\n")

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpucheck.cli._options import FromOption, JsonOption, PythonOption, TimeoutOption, snapshot_for
+from gpucheck.cli._options import (
+    FromOption,
+    JsonOption,
+    PythonOption,
+    TimeoutOption,
+    snapshot_for,
+    target_for,
+)
 from gpucheck.errors import ExitCode, GpucheckError
 
 if TYPE_CHECKING:
@@ -107,7 +114,9 @@ def configure_memory(
         plan = memory.make_plan(cpu_devices=plan.cpu_devices)
         code = int(ExitCode.FAILURE)
     indices = memory.validate_against(plan, snapshot) if plan.touches_gpus else []
-    result = memory.apply_in_child(plan, indices, python, timeout, release_probe=release_probe)
+    result = memory.apply_in_child(
+        plan, indices, target_for(python).python, timeout, release_probe=release_probe
+    )
     selected = [g for g in visible if g.index in indices]
     if json_output:
         from gpucheck._codec import to_data

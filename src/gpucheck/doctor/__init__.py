@@ -81,9 +81,9 @@ def diagnose(
 ) -> Report:
     """Probe this machine (or ``python``'s environment) and run the doctor's checks: the findings as data."""
     from gpucheck.matrix import load_matrix
-    from gpucheck.probes import LiveProbes, collect_snapshot, resolve_python
+    from gpucheck.probes import LiveProbes, collect_snapshot
 
-    snapshot = collect_snapshot(LiveProbes(resolve_python(python)), timeout_s=timeout_s)
+    snapshot = collect_snapshot(LiveProbes(python), timeout_s=timeout_s)
     return run_checks(snapshot, load_matrix(), checks=checks)
 
 
@@ -99,7 +99,7 @@ def require_gpu(
     from gpucheck.doctor.requirements import parse_capability, parse_size
     from gpucheck.errors import ExitCode
     from gpucheck.matrix import load_matrix
-    from gpucheck.probes import LiveProbes, collect_snapshot, resolve_python
+    from gpucheck.probes import LiveProbes, collect_snapshot
 
     requirements = Requirements(
         require_gpu=True,
@@ -111,7 +111,7 @@ def require_gpu(
         if isinstance(min_free_memory, str)
         else min_free_memory,
     )
-    snapshot = collect_snapshot(LiveProbes(resolve_python(python)))
+    snapshot = collect_snapshot(LiveProbes(python))
     report = run_checks(snapshot, load_matrix(), requirements=requirements)
     unmet = [
         f for f in report.findings if f.check.startswith("require_") and f.status is Status.FAIL

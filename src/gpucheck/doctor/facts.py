@@ -167,11 +167,30 @@ def driver_supports(driver: str, need: str | None) -> bool:
 
 def install_command(row: TfRelease, snapshot: Snapshot) -> str:
     """The pip command that installs this release with its CUDA libraries where pip can."""
+    series = f"{row.minor[0]}.{row.minor[1]}.*"
+    # TensorFlow 2.0's GPU build was the separate tensorflow-gpu package (2.1 merged them).
+    name = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
     if row.and_cuda and snapshot.system.os == "Linux":
-        return f'pip install "tensorflow[and-cuda]=={row.minor[0]}.{row.minor[1]}.*"'
-    if snapshot.system.os == "Windows" and row.minor <= (2, 10):
-        return f'pip install "tensorflow<2.11"  # then CUDA {row.windows_native_cuda} and cuDNN {row.windows_native_cudnn}'
-    return f'pip install "tensorflow=={row.minor[0]}.{row.minor[1]}.*"  # with CUDA {row.cuda} and cuDNN {row.cudnn}'
+        return f'pip install "{name}[and-cuda]=={series}"'
+    if snapshot.system.os == "Windows":
+        return (
+            f'pip install "{name}=={series}"  # then CUDA {row.windows_native_cuda} '
+            f"and cuDNN {row.windows_native_cudnn}"
+        )
+    return f'pip install "{name}=={series}"  # with CUDA {row.cuda} and cuDNN {row.cudnn}'
+
+
+_PIP = re.compile(r"(^|&& |; )pip (install|uninstall)\b")
+
+
+def with_target_pip(command: str, snapshot: Snapshot) -> str:
+    """``command`` with every ``pip install``/``pip uninstall`` run by the target's own pip."""
+    from gpucheck.target import pip_command
+
+    pip = pip_command(snapshot.target.python_executable, snapshot.target.chosen_by)
+    if pip == "pip":
+        return command
+    return _PIP.sub(lambda m: f"{m.group(1)}{pip} {m.group(2)}", command)
 
 
 NVML_PLAIN_WORDS = {

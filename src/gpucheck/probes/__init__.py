@@ -9,31 +9,35 @@ from __future__ import annotations
 
 import datetime
 import os
-import shutil
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Protocol
 
 from gpucheck.__about__ import __version__
 from gpucheck._process import kill_all_children
-from gpucheck.errors import GpucheckError
 from gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
 from gpucheck.probes.libraries import probe_libraries
+from gpucheck.probes.node import probe_node
 from gpucheck.probes.nvml import probe_nvml
 from gpucheck.probes.packages import classify
 from gpucheck.probes.system import probe_system
 from gpucheck.probes.tensorflow import DEFAULT_TIMEOUT_S, probe_tensorflow
 from gpucheck.snapshot import (
     SCHEMA_VERSION,
+    FrameworksInfo,
     LibrariesInfo,
+    NodeInfo,
     NvmlInfo,
     PackagesInfo,
     Snapshot,
     SystemInfo,
+    TargetInfo,
     TensorflowInfo,
 )
+from gpucheck.target import Target, choose_target, own_target
 
-__all__ = ["LiveProbes", "Probes", "collect_snapshot", "resolve_python"]
+__all__ = ["LiveProbes", "Probes", "Target", "choose_target", "collect_snapshot"]
 
 Progress = Callable[[str], None]
 
@@ -41,22 +45,43 @@ Progress = Callable[[str], None]
 class Probes(Protocol):
     """Everything gpucheck knows how to ask the machine."""
 
+    def node(self) -> NodeInfo: ...
     def interpreter(self) -> InterpreterFacts: ...
+    def target(self, facts: InterpreterFacts) -> TargetInfo: ...
     def system(self, facts: InterpreterFacts) -> SystemInfo: ...
     def nvml(self) -> NvmlInfo: ...
     def libraries(self, facts: InterpreterFacts) -> LibrariesInfo: ...
     def tensorflow(self, timeout_s: float) -> TensorflowInfo: ...
+    def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo: ...
 
 
 class LiveProbes:
-    """The real machine. Building it costs nothing; each method does its probing when called."""
+    """The real machine. Building it costs nothing; each method does its probing when called.
 
-    def __init__(self, python: str | None = None, environ: Mapping[str, str] | None = None) -> None:
-        self.python = python
+    ``target`` is the environment to diagnose: a :class:`~gpucheck.target.Target`, an
+    interpreter path (as ``--python`` takes it), or ``None`` for the running interpreter.
+    """
+
+    def __init__(
+        self, target: Target | str | None = None, environ: Mapping[str, str] | None = None
+    ) -> None:
+        if isinstance(target, str):
+            target = choose_target(target)
+        self.target_choice = target or own_target()
         self.environ = dict(os.environ if environ is None else environ)
 
+    @property
+    def python(self) -> str:
+        return self.target_choice.python
+
+    def node(self) -> NodeInfo:
+        return probe_node(self.environ)
+
     def interpreter(self) -> InterpreterFacts:
-        return probe_interpreter(self.python)
+        return probe_interpreter(self.target_choice)
+
+    def target(self, facts: InterpreterFacts) -> TargetInfo:
+        return target_info(self.target_choice, facts)
 
     def system(self, facts: InterpreterFacts) -> SystemInfo:
         return probe_system(facts, self.environ)
@@ -70,21 +95,33 @@ class LiveProbes:
     def tensorflow(self, timeout_s: float) -> TensorflowInfo:
         return probe_tensorflow(self.python, timeout_s, self.environ)
 
+    def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo:
+        return FrameworksInfo(probed=False, reason="not probed by this gpucheck")
 
-def resolve_python(python: str | None) -> str | None:
-    """Check a ``--python`` value: an existing executable file, or a name on PATH."""
-    if python is None:
-        return None
-    candidate = python if os.sep in python else (shutil.which(python) or python)
-    if not os.path.isfile(candidate):
-        raise GpucheckError(
-            f"--python {python!r}: no such interpreter",
-            reference="python-not-found",
-            hint="give the path of a Python executable, e.g. --python ~/venvs/tf/bin/python",
-        )
-    if not os.access(candidate, os.X_OK):
-        raise GpucheckError(f"--python {python!r} is not executable", reference="python-not-found")
-    return os.path.abspath(candidate)
+
+def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
+    """The snapshot's record of the target: how it was chosen, and what it said about itself."""
+    return TargetInfo(
+        python_executable=choice.python,
+        chosen_by=choice.chosen_by,
+        prefix=facts.prefix,
+        base_prefix=facts.base_prefix,
+        kind=facts.kind,
+        user_site=facts.user_site,
+        error=facts.error,
+    )
+
+
+@dataclass(frozen=True)
+class _Parts:
+    node: NodeInfo
+    system: SystemInfo
+    target: TargetInfo
+    packages: PackagesInfo
+    nvml: NvmlInfo
+    libraries: LibrariesInfo
+    tensorflow: TensorflowInfo
+    frameworks: FrameworksInfo
 
 
 def _collect(
@@ -93,7 +130,7 @@ def _collect(
     include_tensorflow: bool,
     timeout_s: float,
     say: Progress,
-) -> tuple[SystemInfo, PackagesInfo, NvmlInfo, LibrariesInfo, TensorflowInfo]:
+) -> _Parts:
     tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
     if tf_future is not None:
         say("TensorFlow: importing in a child process")
@@ -101,8 +138,13 @@ def _collect(
     say("reading the interpreter's packages")
     facts = probes.interpreter()
     libraries_future = pool.submit(probes.libraries, facts)
+    frameworks_future = (
+        pool.submit(probes.frameworks, facts, timeout_s) if include_tensorflow else None
+    )
     system = probes.system(facts)
     packages = classify(facts)
+    node = probes.node()
+    target = probes.target(facts)
     nvml = nvml_future.result()
     say("NVIDIA driver: queried")
     libraries = libraries_future.result()
@@ -113,7 +155,11 @@ def _collect(
     else:
         installed = None if packages.error else bool(packages.tensorflow)
         tensorflow = TensorflowInfo(probed=False, installed=installed)
-    return system, packages, nvml, libraries, tensorflow
+    if frameworks_future is not None:
+        frameworks = frameworks_future.result()
+    else:
+        frameworks = FrameworksInfo(probed=False, reason="skipped with --no-tf")
+    return _Parts(node, system, target, packages, nvml, libraries, tensorflow, frameworks)
 
 
 def collect_snapshot(
@@ -125,7 +171,7 @@ def collect_snapshot(
 ) -> Snapshot:
     """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot."""
     say = progress or (lambda _message: None)
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gpucheck-probe") as pool:
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gpucheck-probe") as pool:
         try:
             parts = _collect(probes, pool, include_tensorflow, timeout_s, say)
         except BaseException:
@@ -133,14 +179,16 @@ def collect_snapshot(
             # pool would wait for them.
             kill_all_children()
             raise
-    system, packages, nvml, libraries, tensorflow = parts
     return Snapshot(
         schema_version=SCHEMA_VERSION,
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         gpucheck_version=__version__,
-        system=system,
-        packages=packages,
-        nvml=nvml,
-        libraries=libraries,
-        tensorflow=tensorflow,
+        node=parts.node,
+        system=parts.system,
+        target=parts.target,
+        packages=parts.packages,
+        nvml=parts.nvml,
+        libraries=parts.libraries,
+        tensorflow=parts.tensorflow,
+        frameworks=parts.frameworks,
     )

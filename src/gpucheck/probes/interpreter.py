@@ -1,14 +1,21 @@
-"""The target interpreter: its version and its installed distributions (facts, no judgement)."""
+"""The target interpreter: its version, its environment and its installed distributions.
+
+Facts, no judgement. gpucheck's own interpreter is read in-process; any other runs the
+``interpreter_probe`` child (which runs on Python 2.7 and 3.5+). An interpreter that cannot run
+it still gets its version read from ``python -V``, and the reason is kept: gpucheck never
+substitutes its own facts for the target's.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import sys
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from gpucheck._children import script
 from gpucheck._process import describe_exit, run_child
+from gpucheck.target import Target, own_target
 
 
 @dataclass(frozen=True)
@@ -25,45 +32,56 @@ class RawDistribution:
 @dataclass(frozen=True)
 class InterpreterFacts:
     python_version: str
+    """"" when the interpreter did not say."""
     python_executable: str
     distributions: tuple[RawDistribution, ...]
     error: str | None = None
+    prefix: str | None = None
+    base_prefix: str | None = None
+    kind: str | None = None
+    user_site: str | None = None
 
 
-def is_current(python: str | None) -> bool:
-    if python is None:
-        return True
-    try:
-        return os.path.samefile(python, sys.executable)
-    except OSError:
-        return False
+_VERSION = re.compile(r"\bPython (\d+\.\d+(?:\.\d+)?\S*)")
 
 
-def probe_interpreter(python: str | None, timeout_s: float = 60.0) -> InterpreterFacts:
-    """Read the interpreter's facts: in-process for gpucheck's own Python, else in a child."""
-    if is_current(python):
+def probe_interpreter(target: Target | None = None, timeout_s: float = 60.0) -> InterpreterFacts:
+    """Read the target's facts: in-process for gpucheck's own interpreter, else in a child."""
+    target = target or own_target()
+    python = target.python
+    if target.is_own:
         from gpucheck._children import interpreter_probe
 
-        return _facts(interpreter_probe.collect())
-    assert python is not None
+        return _facts(interpreter_probe.collect(), python)
     try:
         result = run_child([python, script("interpreter_probe")], timeout_s=timeout_s)
     except OSError as exc:
         return InterpreterFacts("", python, (), error=f"cannot run {python}: {exc.strerror}")
-    if result.returncode != 0:
-        tail = result.stderr.strip().splitlines()[-1:] or [""]
-        return InterpreterFacts(
-            "", python, (), error=f"{python} {describe_exit(result.returncode)}: {tail[0]}".strip()
-        )
+    if result.returncode == 0:
+        try:
+            return _facts(json.loads(result.stdout), python)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            problem = f"{python} gave unreadable facts: {exc}"
+    else:
+        lines = result.stderr.strip().splitlines()
+        tail = lines[-1] if lines else ""
+        problem = f"{python} {describe_exit(result.returncode)}: {tail}".strip().rstrip(":")
+    return InterpreterFacts(version_of(python), python, (), error=problem)
+
+
+def version_of(python: str, timeout_s: float = 20.0) -> str:
+    """``python -V`` (stdout on Python 3, stderr on Python 2), or "" when it says nothing."""
     try:
-        return _facts(json.loads(result.stdout))
-    except (ValueError, KeyError, TypeError) as exc:
-        return InterpreterFacts("", python, (), error=f"{python} gave unreadable facts: {exc}")
+        result = run_child([python, "-V"], timeout_s=timeout_s)
+    except OSError:
+        return ""
+    match = _VERSION.search(result.stdout + "\n" + result.stderr)
+    return match.group(1) if match else ""
 
 
-def _facts(data: dict[str, object]) -> InterpreterFacts:
+def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
     dists = []
-    for item in data["distributions"]:  # type: ignore[attr-defined]
+    for item in data["distributions"]:
         requires = item.get("requires")
         libs = item.get("libs")
         dists.append(
@@ -74,8 +92,18 @@ def _facts(data: dict[str, object]) -> InterpreterFacts:
                 libs=tuple(libs) if libs is not None else None,
             )
         )
+
+    def text(key: str) -> str | None:
+        value = data.get(key)
+        return value if isinstance(value, str) else None
+
     return InterpreterFacts(
         python_version=str(data["python_version"]),
-        python_executable=str(data["python_executable"]),
+        # the path as given: a venv's bin/python, not the base binary it links to
+        python_executable=python,
         distributions=tuple(dists),
+        prefix=text("prefix"),
+        base_prefix=text("base_prefix"),
+        kind=text("kind"),
+        user_site=text("user_site"),
     )

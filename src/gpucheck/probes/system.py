@@ -38,7 +38,7 @@ def probe_system(
         os_pretty_name=_os_pretty_name(_read(root / "etc/os-release")),
         arch=platform.machine(),
         is_wsl=_is_wsl(release, _read(root / "proc/version")),
-        python_version=facts.python_version or platform.python_version(),
+        python_version=facts.python_version or None,
         python_executable=facts.python_executable,
         cpu_model=_cpu_model(cpuinfo) or platform.processor() or None,
         cpu_count=os.cpu_count(),

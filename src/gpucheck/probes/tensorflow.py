@@ -103,6 +103,7 @@ def _info(
         error=error,
         log=log,
         returncode=result.returncode,
+        traceback=report.get("traceback") if isinstance(report.get("traceback"), str) else None,
         timed_out=result.timed_out,
         duration_s=result.duration_s,
     )
