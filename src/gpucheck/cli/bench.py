@@ -164,8 +164,11 @@ def benchmark(
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         from gpucheck.render.bench import render_report
+        from gpucheck.render.format import target_header
 
-        make_console().print(render_report(result))
+        console = make_console()
+        console.print(target_header(snapshot.target))
+        console.print(render_report(result))
     ran = [r for r in result.results if r.status == "ok"]
     if previous is not None:
         regressions = bench.compare(result, previous, allowed)

@@ -33,5 +33,8 @@ def detect(
         return
     from gpucheck.render.console import make_console
     from gpucheck.render.detect import render_snapshot
+    from gpucheck.render.format import target_header
 
-    make_console().print(render_snapshot(snapshot))
+    console = make_console()
+    console.print(target_header(snapshot.target))
+    console.print(render_snapshot(snapshot))

@@ -89,6 +89,12 @@ def doctor(
             help='Fail unless TensorFlow\'s CUDA matches ("12.*").',
         ),
     ] = None,
+    no_tf: Annotated[
+        bool,
+        typer.Option(
+            "--no-tf", help="Skip TensorFlow's import: judge the rest in under a second (triage)."
+        ),
+    ] = False,
     redact: RedactOption = False,
     junit: Annotated[
         str | None,
@@ -115,6 +121,7 @@ def doctor(
             f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
         )
     from gpucheck.render import doctor as render
+    from gpucheck.render.format import target_header, target_line
 
     # Bad input is reported before any probing.
     select_checks(checks)
@@ -133,7 +140,7 @@ def doctor(
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         matrix_future = pool.submit(load_matrix, matrix_file)
-        snapshot = snapshot_for(ctx, source, python, timeout, tf=True, redact=redact)
+        snapshot = snapshot_for(ctx, source, python, timeout, tf=not no_tf, redact=redact)
         matrix = matrix_future.result()
     report = run_checks(
         snapshot,
@@ -148,18 +155,28 @@ def doctor(
     if os.environ.get("GITHUB_ACTIONS") == "true":
         sys.stderr.write(render.report_to_annotations(report))
     if fmt == "json":
-        meta = {"created_at": snapshot.created_at, "gpucheck_version": snapshot.gpucheck_version}
+        from gpucheck._codec import to_data
+
+        meta = {
+            "created_at": snapshot.created_at,
+            "gpucheck_version": snapshot.gpucheck_version,
+            "target": to_data(snapshot.target),
+        }
         sys.stdout.write(
             json.dumps(render.report_to_data(report, snapshot_meta=meta), indent=2) + "\n"
         )
     elif fmt == "markdown":
         sys.stdout.write(
             render.report_to_markdown(
-                report, title=f"gpucheck doctor ({snapshot.gpucheck_version})"
+                report,
+                title=f"gpucheck doctor ({snapshot.gpucheck_version})",
+                subtitle=target_line(snapshot.target),
             )
         )
     else:
         from gpucheck.render.console import make_console
 
-        make_console().print(render.render_report(report, verbose=verbose))
+        make_console().print(
+            render.render_report(report, verbose=verbose, header=target_header(snapshot.target))
+        )
     return report.exit_code

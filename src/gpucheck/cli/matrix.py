@@ -50,7 +50,11 @@ def matrix(
         if json_output:
             sys.stdout.write(json.dumps(render.recommendation_to_data(rec), indent=2) + "\n")
         else:
-            make_console().print(render.render_recommendation(rec))
+            from gpucheck.render.format import target_header
+
+            console = make_console()
+            console.print(target_header(snapshot.target))
+            console.print(render.render_recommendation(rec))
         return
     rows = table.select(tf=tf, cuda=cuda)
     if not rows:

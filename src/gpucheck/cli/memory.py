@@ -129,9 +129,12 @@ def configure_memory(
         )
     else:
         from gpucheck.render.console import make_console
+        from gpucheck.render.format import target_header
         from gpucheck.render.memory import render_result
 
-        make_console().print(render_result(result, selected))
+        console = make_console()
+        console.print(target_header(snapshot.target))
+        console.print(render_result(result, selected))
     return code if result.applied else int(ExitCode.FAILURE)
 
 

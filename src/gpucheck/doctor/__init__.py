@@ -62,18 +62,32 @@ def run_checks(
                 f"the check crashed: {type(exc).__name__}: {exc}",
                 cause="check_crashed",
             )
-        if allow_cpu and item.gpu and not usable and finding.status is Status.FAIL:
-            finding = dataclasses.replace(
-                finding,
-                status=Status.WARN,
-                summary=f"{finding.summary} (a warning with --allow-cpu)",
-            )
+        if allow_cpu and not usable and finding.status is Status.FAIL:
+            finding = _allow_cpu(finding, gpu_check=item.gpu)
+        if finding.fix:
+            finding = dataclasses.replace(finding, fix=facts.with_target_pip(finding.fix, snapshot))
         findings.append(finding)
     if requirements is not None and requirements.any:
         findings += check_requirements(
             snapshot, matrix, requirements
         )  # demanded: never softened by --allow-cpu
     return Report(findings=tuple(findings), strict=strict, gpu_usable=usable)
+
+
+def _allow_cpu(finding: Finding, *, gpu_check: bool) -> Finding:
+    """--allow-cpu: on a CPU-only runner a CPU-only TensorFlow is what was asked for, and a
+    missing GPU is a warning; everything else that fails still fails."""
+    if finding.cause == "tf_cpu_only_build":
+        return dataclasses.replace(
+            finding,
+            status=Status.INFO,
+            summary=f"{finding.summary} (as expected with --allow-cpu)",
+        )
+    if gpu_check:
+        return dataclasses.replace(
+            finding, status=Status.WARN, summary=f"{finding.summary} (a warning with --allow-cpu)"
+        )
+    return finding
 
 
 def diagnose(

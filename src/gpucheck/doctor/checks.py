@@ -42,12 +42,24 @@ def check(id: str, title: str, *, gpu: bool = False) -> Callable[[CheckFunction]
     return register
 
 
+def _install(snapshot: Snapshot, matrix: Matrix, *, keep_installed: bool = True) -> str | None:
+    """The command that installs the TensorFlow this target can run (the one resolver), keeping
+    the installed release when it runs here."""
+    from gpucheck.recommend import recommend
+
+    prefer = facts.tf_version(snapshot) if keep_installed else None
+    return recommend(snapshot, matrix, prefer=prefer).command
+
+
 def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
-    row = facts.release(snapshot, matrix) or (
-        matrix.newest_first()[0] if matrix.tensorflow else None
-    )
-    install = facts.install_command(row, snapshot) if row else 'pip install "tensorflow[and-cuda]"'
-    return f"pip uninstall -y {' '.join(remove)} && {install}"
+    install = _install(snapshot, matrix) or 'pip install "tensorflow[and-cuda]"'
+    return facts.with_target_pip(f"pip uninstall -y {' '.join(remove)} && {install}", snapshot)
+
+
+def _python_to_install(snapshot: Snapshot, matrix: Matrix) -> str:
+    newest = matrix.newest_first()[0]
+    top = newest.python.split(",")[-1].split("-")[-1].strip()
+    return f"use Python {top} (TensorFlow {newest.version} supports Python {newest.python})"
 
 
 # --- platform and Python -------------------------------------------------------------------
@@ -106,35 +118,68 @@ def _minor(version: str) -> tuple[int, int]:
 @check("python", "Python version is supported by TensorFlow")
 def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
     py = snapshot.system.python_version
+    target = snapshot.target
+    exe = target.python_executable or snapshot.system.python_executable
+    problem = target.error or snapshot.packages.error
+    if problem:
+        # Never judge with gpucheck's own facts: say what the target is and why it is unusable.
+        if not py:
+            return fail(
+                "python",
+                "python_unusable",
+                f"{exe} did not report a Python version: it cannot be diagnosed",
+                problem,
+                f"point --python at a Python interpreter; {_python_to_install(snapshot, matrix)}",
+            )
+        from gpucheck.recommend import recommend
+
+        rec = recommend(snapshot, matrix)
+        best = (
+            f"the newest TensorFlow for Python {py} is {rec.release.version}" if rec.release else ""
+        )
+        return fail(
+            "python",
+            "python_unusable",
+            f"Python {py} at {exe} could not be queried" + (f"; {best}" if best else ""),
+            problem,
+            _python_to_install(snapshot, matrix),
+        )
     if not py:
-        return skip("python", "the interpreter could not be queried")
+        return skip("python", "the interpreter did not report its version")
     row = facts.release(snapshot, matrix)
+    installed = facts.tf_version(snapshot)
     if row is not None:
         if row.supports_python(py):
             return ok(
-                "python", f"Python {py} is supported by TensorFlow {row.version} ({row.python})"
+                "python", f"Python {py} is supported by TensorFlow {installed} ({row.python})"
             )
         return warn(
             "python",
             "python_unsupported",
-            f"Python {py} is outside TensorFlow {row.version}'s tested range {row.python}",
+            f"Python {py} is outside TensorFlow {installed}'s tested range {row.python}",
             "TensorFlow publishes wheels only for the Python versions it was tested with.",
             f"use a Python in {row.python}, or a TensorFlow release that supports Python {py}",
         )
-    if facts.tf_version(snapshot) is None:
+    if installed is None:
         supporting = [r for r in matrix.newest_first() if r.supports_python(py)]
         if not supporting:
-            newest = matrix.newest_first()[0]
             return fail(
                 "python",
                 "python_unsupported",
                 f"no TensorFlow release in gpucheck's table supports Python {py}",
-                fix=f"use Python {newest.python.split('-')[-1]} (TensorFlow {newest.version} supports {newest.python})",
+                fix=_python_to_install(snapshot, matrix),
+            )
+        newest = matrix.newest_first()[0]
+        if supporting[0] is not newest:
+            return info(
+                "python",
+                f"Python {py}: the newest TensorFlow for it is {supporting[0].version} "
+                f"(Python {newest.python} runs {newest.version})",
             )
         return ok("python", f"Python {py}: the newest TensorFlow for it is {supporting[0].version}")
     return info(
         "python",
-        f"TensorFlow {facts.tf_version(snapshot)} is not in gpucheck's table; Python {py} not checked",
+        f"TensorFlow {installed} is not in gpucheck's table; Python {py} not checked",
     )
 
 
@@ -145,27 +190,35 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
 def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
     packages = snapshot.packages
     if packages.error:
-        return fail(
-            "tf_install",
-            "python_unusable",
-            f"the interpreter could not be queried: {packages.error}",
-        )
+        return skip("tf_install", "the interpreter's packages could not be read (see python)")
     main = facts.main_distributions(snapshot)
     names = [d.name for d in main]
     listing = ", ".join(f"{d.name} {d.version}" for d in packages.tensorflow)
     if not main:
-        newest = matrix.newest_first()[0] if matrix.tensorflow else None
-        command = (
-            facts.install_command(newest, snapshot)
-            if newest
+        from gpucheck.recommend import recommend
+        from gpucheck.target import describe
+
+        rec = recommend(snapshot, matrix)
+        target = snapshot.target
+        where = describe(target.python_executable, target.prefix, target.chosen_by)
+        details = [f"Interpreter: {snapshot.system.python_executable} ({where})"]
+        details += [f"- {reason}" for reason in rec.reasons]
+        if target.chosen_by == "gpucheck" and facts.isolated_tool_environment(target.prefix):
+            details.append(
+                "gpucheck runs from its own isolated environment (pipx / uv tool): to diagnose "
+                "your project, activate its virtual environment or pass --python PATH."
+            )
+        fix = rec.command or (
+            _python_to_install(snapshot, matrix)
+            if rec.python_upgrade
             else 'pip install "tensorflow[and-cuda]"'
         )
         return fail(
             "tf_install",
             "tf_not_installed",
             "TensorFlow is not installed in this Python",
-            f"Interpreter: {snapshot.system.python_executable}",
-            command,
+            "\n".join(details),
+            fix,
         )
     if snapshot.system.os == "Windows" and set(names) == {"tensorflow", "tensorflow-intel"}:
         names = ["tensorflow"]  # tensorflow depends on tensorflow-intel on Windows (2.12-2.15)
@@ -238,7 +291,17 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
 def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
     cuda_build = facts.is_cuda_build(snapshot)
     if cuda_build is None:
-        return skip("tf_build", "TensorFlow's build is unknown (it did not import)")
+        why = "it was not imported" if not snapshot.tensorflow.probed else "it did not import"
+        return skip("tf_build", f"TensorFlow's build is unknown ({why})")
+    inferred = facts.build_inferred(snapshot)
+    if inferred is not None:
+        row = facts.release(snapshot, matrix)
+        built = f" with CUDA {row.cuda} and cuDNN {row.cudnn}" if row and row.cuda else ""
+        return info(
+            "tf_build",
+            f"TensorFlow did not report its build; the {inferred} wheel for Linux x86_64 is built{built}",
+            "The later checks judge the libraries against that build.",
+        )
     if facts.build_value(snapshot, "is_rocm_build") is True:
         return fail(
             "tf_build",
@@ -401,9 +464,11 @@ def _library_problem(lib: LibraryInfo, want_major: str | None) -> str | None:
     return None
 
 
-def _unmet_pins(snapshot: Snapshot) -> list[str]:
+def _unmet_pins(snapshot: Snapshot) -> tuple[list[str], list[str]]:
+    """(what is wrong, the requirement that fixes it) for each and-cuda pin not satisfied."""
     installed = {d.name: d.version for d in snapshot.packages.nvidia}
-    unmet = []
+    unmet: list[str] = []
+    wanted: list[str] = []
     for line in snapshot.packages.and_cuda_requirements:
         try:
             requirement = Requirement(line)
@@ -414,7 +479,10 @@ def _unmet_pins(snapshot: Snapshot) -> list[str]:
             unmet.append(f"{requirement.name} not installed (wants {requirement.specifier})")
         elif not requirement.specifier.contains(have, prereleases=True):
             unmet.append(f"{requirement.name} {have} does not satisfy {requirement.specifier}")
-    return unmet
+        else:
+            continue
+        wanted.append(f"{requirement.name}{requirement.specifier}")
+    return unmet, wanted
 
 
 def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str:
@@ -430,7 +498,7 @@ def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str:
 @check("cuda_libraries", "CUDA libraries TensorFlow needs are found and load", gpu=True)
 def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if facts.is_cuda_build(snapshot) is not True:
-        return skip("cuda_libraries", "not a CUDA build of TensorFlow")
+        return skip("cuda_libraries", _not_cuda_build(snapshot))
     libs = snapshot.libraries
     if not libs.probed:
         return skip("cuda_libraries", f"not searched: {libs.reason}")
@@ -444,24 +512,12 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         problem = _library_problem(lib, cuda_major if name == "libcudart" else None)
         if problem:
             problems.append(problem)
-    unmet = _unmet_pins(snapshot)
-    pip_present = bool(snapshot.packages.nvidia)
     details = "\n".join(_describe(by_name[n]) for n in REQUIRED_LIBRARIES if n in by_name)
-    if unmet and pip_present:
-        details += "\nand-cuda pins unmet:\n" + "\n".join(unmet)
     if problems:
         return fail(
             "cuda_libraries",
             "cuda_libs_missing",
             f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'} missing or broken: {problems[0]}",
-            details,
-            _libraries_fix(snapshot, matrix),
-        )
-    if unmet and pip_present:
-        return warn(
-            "cuda_libraries",
-            "and_cuda_pins_unmet",
-            f"the pip CUDA wheels do not match TensorFlow's and-cuda pins: {unmet[0]}",
             details,
             _libraries_fix(snapshot, matrix),
         )
@@ -479,10 +535,19 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
     )
 
 
+def _not_cuda_build(snapshot: Snapshot) -> str:
+    if facts.is_cuda_build(snapshot) is None:
+        why = "it was not imported" if not snapshot.tensorflow.probed else "it did not import"
+        return f"TensorFlow's build is unknown ({why}), so what it needs is unknown"
+    return "not a CUDA build of TensorFlow"
+
+
 @check("cudnn", "cuDNN is found and matches the build", gpu=True)
 def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
-    if facts.is_cuda_build(snapshot) is not True or not snapshot.libraries.probed:
-        return skip("cudnn", "not a CUDA build of TensorFlow, or libraries not searched")
+    if facts.is_cuda_build(snapshot) is not True:
+        return skip("cudnn", _not_cuda_build(snapshot))
+    if not snapshot.libraries.probed:
+        return skip("cudnn", f"not searched: {snapshot.libraries.reason}")
     lib = next((lib for lib in snapshot.libraries.libraries if lib.name == "libcudnn"), None)
     built = facts.build_cudnn(snapshot, matrix)
     if lib is None or not lib.locations or lib.loadable is False:
@@ -667,6 +732,31 @@ def xla(snapshot: Snapshot, matrix: Matrix) -> Finding:
             fix,
         )
     return ok("xla", "ptxas and libdevice found", f"ptxas: {ptxas}\nlibdevice: {libdevice}")
+
+
+@check("cuda_wheels", "pip CUDA wheels satisfy TensorFlow's and-cuda pins", gpu=True)
+def cuda_wheels(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    pins = snapshot.packages.and_cuda_requirements
+    if not pins:
+        return skip("cuda_wheels", "this TensorFlow has no and-cuda extra")
+    if not snapshot.packages.nvidia:
+        return skip(
+            "cuda_wheels", "no pip nvidia-* wheels: the CUDA libraries come from the system"
+        )
+    unmet, wanted = _unmet_pins(snapshot)
+    if not unmet:
+        return ok("cuda_wheels", f"the pip CUDA wheels satisfy all {len(pins)} and-cuda pins")
+    return fail(
+        "cuda_wheels",
+        "and_cuda_pins_unmet",
+        f"{len(unmet)} pip CUDA wheel{'s' if len(unmet) != 1 else ''} do not match TensorFlow's "
+        f"and-cuda pins: {unmet[0]}",
+        "TensorFlow "
+        + (facts.tf_version(snapshot) or "")
+        + " was built against these versions; pip does not enforce an extra's pins once "
+        "another install changed a wheel.\n" + "\n".join(unmet),
+        facts.with_target_pip("pip install " + " ".join(f'"{w}"' for w in wanted), snapshot),
+    )
 
 
 @check("keras", "Keras matches TensorFlow")

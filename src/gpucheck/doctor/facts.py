@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from packaging.version import InvalidVersion, Version
+
 from gpucheck._numbers import is_whole_number
 from gpucheck.matrix import Matrix, TfRelease, version_at_least
 from gpucheck.snapshot import Distribution, NvmlGpu, NvmlInfo, Snapshot
@@ -37,14 +39,47 @@ def build_value(snapshot: Snapshot, key: str) -> object:
 
 
 def is_cuda_build(snapshot: Snapshot) -> bool | None:
-    value = build_value(snapshot, "is_cuda_build")
-    if isinstance(value, bool):
-        return value
-    if snapshot.tensorflow.is_built_with_cuda is not None:
-        return snapshot.tensorflow.is_built_with_cuda
+    """Whether the installed TensorFlow is a CUDA build: as TensorFlow reported it, else as its
+    distribution implies (see :func:`build_inferred`), else ``None`` (unknown)."""
+    reported = reported_cuda_build(snapshot)
+    if reported is not None:
+        return reported
     names = {d.name for d in snapshot.packages.tensorflow}
     if names and names <= CPU_ONLY_DISTRIBUTIONS | PLUGIN_DISTRIBUTIONS:
         return False
+    return True if build_inferred(snapshot) else None
+
+
+def reported_cuda_build(snapshot: Snapshot) -> bool | None:
+    value = build_value(snapshot, "is_cuda_build")
+    if isinstance(value, bool):
+        return value
+    return snapshot.tensorflow.is_built_with_cuda
+
+
+CUDA_WHEEL_DISTRIBUTIONS = frozenset(
+    {"tensorflow", "tensorflow-gpu", "tf-nightly", "tf-nightly-gpu"}
+)
+
+
+def build_inferred(snapshot: Snapshot) -> str | None:
+    """When TensorFlow did not report its build (it did not import, or was not imported), the
+    official wheels still tell: ``tensorflow`` >= 2.1 (and ``tensorflow-gpu``) for Linux x86_64
+    is a CUDA build (tensorflow.org/install/pip). Returns the distribution that implies it."""
+    if reported_cuda_build(snapshot) is not None:
+        return None
+    system = snapshot.system
+    if system.os != "Linux" or system.arch not in ("x86_64", "AMD64"):
+        return None
+    for dist in main_distributions(snapshot):
+        if dist.name not in CUDA_WHEEL_DISTRIBUTIONS:
+            continue
+        try:
+            version = Version(dist.version)
+        except InvalidVersion:
+            continue
+        if dist.name.endswith("-gpu") or (version.major, version.minor) >= (2, 1):
+            return f"{dist.name} {dist.version}"
     return None
 
 
@@ -178,6 +213,12 @@ def install_command(row: TfRelease, snapshot: Snapshot) -> str:
             f"and cuDNN {row.windows_native_cudnn}"
         )
     return f'pip install "{name}=={series}"  # with CUDA {row.cuda} and cuDNN {row.cudnn}'
+
+
+def isolated_tool_environment(prefix: str | None) -> bool:
+    """gpucheck's own environment is an isolated tool install (pipx, uv tool), not a project's."""
+    text = (prefix or "").replace("\\", "/")
+    return "/pipx/venvs/" in text or "/uv/tools/" in text
 
 
 _PIP = re.compile(r"(^|&& |; )pip (install|uninstall)\b")

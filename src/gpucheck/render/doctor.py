@@ -21,8 +21,14 @@ MARKS = {
 REPORT_SCHEMA_VERSION = 1
 
 
-def render_report(report: Report, *, verbose: bool = False) -> RenderableType:
+def render_report(
+    report: Report, *, verbose: bool = False, header: RenderableType | None = None
+) -> RenderableType:
+    """The verdict first (CI logs show the first line), then ``header`` (which environment),
+    then one row per check."""
     parts: list[RenderableType] = [_verdict(report)]
+    if header is not None:
+        parts.append(header)
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(no_wrap=True, style="muted")
@@ -80,10 +86,13 @@ def report_to_data(report: Report, *, snapshot_meta: dict[str, Any]) -> dict[str
     }
 
 
-def report_to_markdown(report: Report, *, title: str) -> str:
+def report_to_markdown(report: Report, *, title: str, subtitle: str | None = None) -> str:
     """A report to paste into a GitHub issue: verdict, a table of checks, details folded."""
     first = report.first_fix
-    lines = [f"### {title}", "", f"**Verdict: {report.verdict.value.upper()}**"]
+    lines = [f"### {title}", ""]
+    if subtitle:
+        lines += [f"_{subtitle}_", ""]
+    lines.append(f"**Verdict: {report.verdict.value.upper()}**")
     if first:
         lines.append(f"- first problem: {first.summary} (`{first.cause}`)")
         if first.fix:

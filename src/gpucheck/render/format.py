@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from rich.markup import escape
+from rich.text import Text
+
+from gpucheck.snapshot import TargetInfo
+from gpucheck.target import describe
 
 
 def human_bytes(value: int | None) -> str:
@@ -31,3 +35,12 @@ def text(value: object) -> str:
     if value is None or value == "":
         return "—"
     return escape(str(value))
+
+
+def target_line(target: TargetInfo) -> str:
+    """``diagnosing <prefix> (<why this one>)``: which environment every command speaks of."""
+    return describe(target.python_executable, target.prefix, target.chosen_by)
+
+
+def target_header(target: TargetInfo) -> Text:
+    return Text(target_line(target), style="muted")

@@ -83,6 +83,7 @@ def recommendation_to_data(rec: Recommendation) -> dict[str, Any]:
         "cudnn": rec.release.cudnn if rec.release else None,
         "command": rec.command,
         "driver_upgrade": rec.driver_upgrade,
+        "python_upgrade": rec.python_upgrade,
         "reasons": list(rec.reasons),
     }
 
@@ -104,6 +105,10 @@ def render_recommendation(rec: Recommendation) -> RenderableType:
         lines.append(Text(f"  {rec.command}"))
     if rec.driver_upgrade:
         lines.append(Text(f"NVIDIA driver: install {rec.driver_upgrade} or newer", style="warn"))
+    if rec.python_upgrade:
+        lines.append(
+            Text(f"Python: install {rec.python_upgrade} for the newest TensorFlow", style="warn")
+        )
     for reason in rec.reasons:
         lines.append(Text(f"- {reason}", style="muted"))
     return Group(*lines)
