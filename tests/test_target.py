@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from gpucheck.cli import main
 from gpucheck.target import choose_target
 
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
@@ -244,7 +243,10 @@ def test_the_interpreter_probe_runs_on_every_python_tensorflow_supported() -> No
         if not found:
             continue
         out = subprocess.run(
-            [str(found[-1]), script("interpreter_probe")], capture_output=True, text=True
+            [str(found[-1]), script("interpreter_probe")],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         assert out.returncode == 0, (version, out.stderr)
         data = json.loads(out.stdout)
