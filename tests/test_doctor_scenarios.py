@@ -32,6 +32,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "ptx-jit-required": ("warn", "ptx_jit_required"),
     "compute-capability-unsupported": ("fail", "compute_capability_unsupported"),
     "tf-sees-fewer-gpus": ("fail", "tf_sees_fewer_gpus"),
+    "gpu-busy-exclusive-process": ("fail", "gpu_busy"),
     "xla-libdevice-missing": ("fail", "xla_libdevice_missing"),
     "keras-mismatch": ("fail", "keras_mismatch"),
 }
@@ -54,6 +55,7 @@ DOCUMENTED_CAUSES = {
     "ptx_jit_required",
     "compute_capability_unsupported",
     "tf_sees_fewer_gpus",
+    "gpu_busy",
     "xla_libdevice_missing",
     "keras_mismatch",
 }
@@ -162,7 +164,7 @@ def test_specific_evidence() -> None:
     cudnn = run_checks(scenario("cudnn-version-mismatch"), matrix, checks=["cudnn"]).findings[0]
     assert "9.1.0" in cudnn.summary
     assert "9.3" in cudnn.summary
-    fewer = run_checks(scenario("tf-sees-fewer-gpus"), matrix, checks=["tf_gpus"]).findings[0]
+    fewer = run_checks(scenario("gpu-busy-exclusive-process"), matrix, checks=["tf_gpus"]).findings[0]
     assert "busy or unavailable" in fewer.details
     libs = run_checks(scenario("cuda-libs-missing"), matrix, checks=["cuda_libraries"]).findings[0]
     assert libs.fix == 'pip install "tensorflow[and-cuda]==2.21.0"'

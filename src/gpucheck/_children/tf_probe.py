@@ -3,33 +3,41 @@
 Runs in the target interpreter with TF_CPP_MIN_LOG_LEVEL=0, so that TensorFlow's C++ start-up
 log lands on stderr, which the parent keeps verbatim. The report is rewritten after every
 stage: when TensorFlow crashes or hangs half-way, the parent still gets what was learnt
-before. Standard library and TensorFlow only; Python 3.8+.
+before. Standard library and TensorFlow only; written in the syntax of every Python a
+TensorFlow 2.x release supported (2.7 and 3.5+).
 """
 
-from __future__ import annotations
+from __future__ import print_function
 
 import json
 import os
 import sys
 import time
 import traceback
-from typing import Any
 
-_report: dict[str, Any] = {"installed": None}
-_out_path: str | None = sys.argv[1] if len(sys.argv) > 1 else None
+try:  # only for the type comments; the typing module exists from Python 3.5
+    from typing import Any, Dict, List, Optional
+except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
+    Any = Dict = List = Optional = None  # type: ignore[assignment,misc]
+
+_report = {"installed": None}  # type: Dict[str, Any]
+_out_path = sys.argv[1] if len(sys.argv) > 1 else None  # type: Optional[str]
+_clock = getattr(time, "perf_counter", time.time)
 
 
-def _save(stage: str) -> None:
+def _save(stage):
+    # type: (str) -> None
     _report["stage"] = stage
     if _out_path is None:
         return
     tmp = _out_path + ".tmp"
     with open(tmp, "w") as handle:
         json.dump(_report, handle, default=str)
-    os.replace(tmp, _out_path)
+    getattr(os, "replace", os.rename)(tmp, _out_path)  # os.replace: Python 3.3+
 
 
-def _plain(value: Any) -> Any:
+def _plain(value):
+    # type: (Any) -> Any
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if isinstance(value, (list, tuple)):
@@ -39,17 +47,59 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def _short_error(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}".strip()
+def _short_error(exc):
+    # type: (BaseException) -> str
+    return ("%s: %s" % (type(exc).__name__, exc)).strip()
 
 
-def main() -> None:
+def _missing_module(exc):
+    # type: (ImportError) -> Optional[str]
+    name = getattr(exc, "name", None)  # Python 3.3+
+    if name:
+        return str(name)
+    words = str(exc).split()  # Python 2.7: "No module named tensorflow"
+    if str(exc).startswith("No module named") and words:
+        return words[-1].strip("'\"")
+    return None
+
+
+def _config(tf, name):
+    # type: (Any, str) -> Any
+    """tf.config.NAME, or tf.config.experimental.NAME on TensorFlow 2.0."""
+    return getattr(tf.config, name, None) or getattr(tf.config.experimental, name)
+
+
+# build_info's module-level names before TensorFlow 2.3 added get_build_info()
+_OLD_BUILD_NAMES = {
+    "cuda_version_number": "cuda_version",
+    "cudnn_version_number": "cudnn_version",
+    "is_cuda_build": "is_cuda_build",
+    "is_rocm_build": "is_rocm_build",
+}
+
+
+def _build_info(tf):
+    # type: (Any) -> Any
+    get = getattr(tf.sysconfig, "get_build_info", None)
+    if get is not None:
+        return _plain(dict(get()))
+    from tensorflow.python.platform import build_info  # TensorFlow 2.0 to 2.2
+
+    found = {}  # type: Dict[str, Any]
+    for old, new in _OLD_BUILD_NAMES.items():
+        if hasattr(build_info, old):
+            found[new] = _plain(getattr(build_info, old))
+    return found
+
+
+def main():
+    # type: () -> None
     _save("starting")
-    start = time.perf_counter()
+    start = _clock()
     try:
         import tensorflow as tf
-    except ModuleNotFoundError as exc:
-        if exc.name == "tensorflow":
+    except ImportError as exc:  # ModuleNotFoundError from Python 3.6
+        if _missing_module(exc) == "tensorflow":
             _report["installed"] = False
             _report["error"] = "TensorFlow is not installed in this Python"
         else:
@@ -65,12 +115,12 @@ def main() -> None:
         _save("import")
         return
     _report["installed"] = True
-    _report["import_seconds"] = time.perf_counter() - start
+    _report["import_seconds"] = _clock() - start
     _report["version"] = getattr(tf, "__version__", None)
     _save("imported")
 
     try:
-        _report["build_info"] = _plain(dict(tf.sysconfig.get_build_info()))
+        _report["build_info"] = _build_info(tf)
     except Exception as exc:
         _report["build_info_error"] = _short_error(exc)
     try:
@@ -79,11 +129,11 @@ def main() -> None:
         _report["is_built_with_cuda_error"] = _short_error(exc)
     _save("build_info")
 
-    physical = tf.config.list_physical_devices()
+    physical = _config(tf, "list_physical_devices")()
     _report["physical_devices"] = [{"name": d.name, "device_type": d.device_type} for d in physical]
     _save("physical_devices")
 
-    details: list[dict[str, Any]] = []
+    details = []  # type: List[Dict[str, Any]]
     for device in physical:
         if device.device_type != "GPU":
             continue
@@ -96,7 +146,7 @@ def main() -> None:
     _save("device_details")
 
     try:
-        logical = tf.config.list_logical_devices()
+        logical = _config(tf, "list_logical_devices")()
     except Exception as exc:
         _report["error"] = "initialising TensorFlow's devices failed: " + _short_error(exc)
         _save("logical_devices")
@@ -104,7 +154,7 @@ def main() -> None:
     _report["logical_devices"] = [{"name": d.name, "device_type": d.device_type} for d in logical]
     _save("logical_devices")
 
-    ops: list[dict[str, Any]] = []
+    ops = []  # type: List[Dict[str, Any]]
     _report["ops"] = ops
     for device in logical:
         if device.device_type not in ("CPU", "GPU"):
@@ -121,14 +171,14 @@ def main() -> None:
         ops.append(result)
         _save("op " + device.name)
         try:
-            begin = time.perf_counter()
+            begin = _clock()
             with tf.device(device.name):
                 values = tf.range(128 * 128, dtype=tf.float32) % 7.0 / 7.0
                 a = tf.reshape(values, (128, 128))
                 b = tf.transpose(a)
                 product = tf.matmul(a, b)
                 checksum = float(tf.reduce_sum(product).numpy())  # .numpy() waits for the device
-            result["seconds"] = time.perf_counter() - begin
+            result["seconds"] = _clock() - begin
             result["checksum"] = checksum
             result["ok"] = True
         except Exception as exc:

@@ -170,13 +170,15 @@ def doctor(
             render.report_to_markdown(
                 report,
                 title=f"gpucheck doctor ({snapshot.gpucheck_version})",
-                subtitle=target_line(snapshot.target),
+                subtitle=target_line(snapshot.target, source),
             )
         )
     else:
         from gpucheck.render.console import make_console
 
         make_console().print(
-            render.render_report(report, verbose=verbose, header=target_header(snapshot.target))
+            render.render_report(
+                report, verbose=verbose, header=target_header(snapshot.target, source)
+            )
         )
     return report.exit_code

@@ -53,7 +53,7 @@ def matrix(
             from gpucheck.render.format import target_header
 
             console = make_console()
-            console.print(target_header(snapshot.target))
+            console.print(target_header(snapshot.target, source))
             console.print(render.render_recommendation(rec))
         return
     rows = table.select(tf=tf, cuda=cuda)

@@ -133,7 +133,7 @@ def configure_memory(
         from gpucheck.render.memory import render_result
 
         console = make_console()
-        console.print(target_header(snapshot.target))
+        console.print(target_header(snapshot.target, source))
         console.print(render_result(result, selected))
     return code if result.applied else int(ExitCode.FAILURE)
 

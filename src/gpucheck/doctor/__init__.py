@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from gpucheck.doctor import facts
+from gpucheck.doctor import diagnosis, facts, remedies
 from gpucheck.doctor.checks import REGISTRY, Check, check_ids
 from gpucheck.doctor.findings import Finding, Report, Status
 from gpucheck.doctor.requirements import Requirements, check_requirements
@@ -48,8 +48,11 @@ def run_checks(
     allow_cpu: bool = False,
     strict: bool = False,
     requirements: Requirements | None = None,
+    logs: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> Report:
-    """Run the checks (all, or those named) over ``snapshot``; one crashing check cannot hide the others."""
+    """Run the checks (all, or those named) over ``snapshot``, then the diagnosis over their
+    findings, TensorFlow's log and ``logs`` ((label, lines) of the user's own program, as
+    ``doctor --log`` reads them). One crashing check cannot hide the others."""
     usable = facts.gpu_usable(snapshot)
     findings = []
     for item in select_checks(checks):
@@ -71,7 +74,23 @@ def run_checks(
         findings += check_requirements(
             snapshot, matrix, requirements
         )  # demanded: never softened by --allow-cpu
-    return Report(findings=tuple(findings), strict=strict, gpu_usable=usable)
+    known = diagnosis.Known.from_snapshot(snapshot)
+    evidence = diagnosis.classify_evidence(
+        _log_sources(snapshot, logs), gpu_expected=facts.gpu_expected(snapshot), known=known
+    )
+    result = diagnosis.diagnose(findings, evidence, fix_for=remedies.fix_for(known, matrix))
+    return Report(findings=result.findings, strict=strict, gpu_usable=usable, causes=result.causes)
+
+
+def _log_sources(
+    snapshot: Snapshot, logs: Sequence[tuple[str, Sequence[str]]]
+) -> list[tuple[str, Sequence[str]]]:
+    sources: list[tuple[str, Sequence[str]]] = [
+        ("TensorFlow's start-up log", snapshot.tensorflow.log)
+    ]
+    if snapshot.tensorflow.traceback:
+        sources.append(("the import traceback", snapshot.tensorflow.traceback.splitlines()))
+    return sources + list(logs)
 
 
 def _allow_cpu(finding: Finding, *, gpu_check: bool) -> Finding:

@@ -186,6 +186,14 @@ def gpu_usable(snapshot: Snapshot) -> bool:
     return bool(tf_gpus(snapshot))
 
 
+def gpu_expected(snapshot: Snapshot) -> bool:
+    """This machine has an NVIDIA GPU (the driver lists one, or another framework used one), so
+    a line saying TensorFlow found none is a problem, not the expected state of a CPU machine."""
+    if snapshot.nvml.gpus:
+        return True
+    return any(f.gpu_usable for f in snapshot.frameworks.frameworks)
+
+
 def driver_floor(snapshot: Snapshot, matrix: Matrix, cuda: str) -> tuple[str | None, str | None]:
     """(the toolkit's own minimum driver, the minor-version-compatibility floor) for this OS."""
     windows = snapshot.system.os == "Windows"

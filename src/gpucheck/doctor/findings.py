@@ -71,22 +71,73 @@ def fail(
 
 
 @dataclass(frozen=True)
+class Cause:
+    """One cause with its evidence, ranked."""
+
+    code: str
+    status: Status
+    summary: str
+    fix: str | None
+    check: str
+    """The check that reported it, or ``tf_log`` / ``log`` for evidence from a log alone."""
+    evidence: tuple[str, ...] = ()
+    """Log lines (verbatim) that point at it."""
+    explains: tuple[str, ...] = ()
+    """The checks whose symptom it explains."""
+    details: str = ""
+    """The reporting check's own details."""
+    explained_by: str | None = None
+    """For a symptom: the cause code that explains it (it ranks after that cause)."""
+
+    def as_finding(self) -> Finding:
+        parts = [self.details] if self.details else []
+        if self.explains:
+            parts.append(f"Explains: {', '.join(self.explains)}")
+        if self.evidence:
+            parts.append("Evidence:\n" + "\n".join(self.evidence))
+        return Finding(self.check, self.status, self.summary, "\n".join(parts), self.fix, self.code)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "cause": self.code,
+            "status": self.status.value,
+            "check": self.check,
+            "summary": self.summary,
+            "fix": self.fix,
+            "evidence": list(self.evidence),
+            "explains": list(self.explains),
+            "explained_by": self.explained_by,
+        }
+
+
+DEPTH_LAST = 99
+"""The rank of a code no layer lists (symptoms, requirements): after every cause."""
+
+
+@dataclass(frozen=True)
 class Report:
-    """Every finding, in check order, and what they add up to."""
+    """Every finding, in check order, the ranked causes, and what they add up to."""
 
     findings: tuple[Finding, ...]
     strict: bool = False
     gpu_usable: bool = False
     notes: tuple[str, ...] = field(default=())
+    causes: tuple[Cause, ...] = ()
+    """Every cause with evidence, most important first (see :mod:`gpucheck.doctor.diagnosis`)."""
 
     @property
     def verdict(self) -> Status:
-        worst = max((f.status for f in self.findings), key=lambda s: s.severity, default=Status.OK)
+        statuses = [f.status for f in self.findings] + [c.status for c in self.causes]
+        worst = max(statuses, key=lambda s: s.severity, default=Status.OK)
         return worst if worst in (Status.FAIL, Status.WARN) else Status.OK
 
     @property
     def first_fix(self) -> Finding | None:
-        """The first failure in check order (the layers go bottom up), else the first warning."""
+        """The most important cause: a failure before a warning, and among equals the deepest
+        layer (the diagnosis ranks them); without a diagnosis, the first failure in check order."""
+        for cause in self.causes:
+            if cause.status in (Status.FAIL, Status.WARN):
+                return cause.as_finding()
         for wanted in (Status.FAIL, Status.WARN):
             for finding in self.findings:
                 if finding.status is wanted:

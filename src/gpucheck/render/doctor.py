@@ -70,6 +70,21 @@ def _verdict(report: Report) -> RenderableType:
         fix = Text("first fix: ", style="heading")
         fix.append(first.fix)
         lines.append(fix)
+    others = [
+        c
+        for c in report.causes
+        if c.status in (Status.FAIL, Status.WARN) and c.code != first.cause and not c.explained_by
+    ]
+    if others:
+        lines.append(Text("then:", style="muted"))
+        for cause in others[:5]:
+            lines.append(
+                Text(f"  [{cause.status.value}] {cause.summary} ({cause.code})", style="muted")
+            )
+        if len(others) > 5:
+            lines.append(
+                Text(f"  and {len(others) - 5} more: gpucheck doctor --verbose", style="muted")
+            )
     return Group(*lines)
 
 
@@ -83,6 +98,7 @@ def report_to_data(report: Report, *, snapshot_meta: dict[str, Any]) -> dict[str
         "gpu_usable": report.gpu_usable,
         "first_fix": first.to_dict() if first else None,
         "findings": [f.to_dict() for f in report.findings],
+        "causes": [c.to_dict() for c in report.causes],
     }
 
 

@@ -37,10 +37,14 @@ def text(value: object) -> str:
     return escape(str(value))
 
 
-def target_line(target: TargetInfo) -> str:
-    """``diagnosing <prefix> (<why this one>)``: which environment every command speaks of."""
-    return describe(target.python_executable, target.prefix, target.chosen_by)
+def target_line(target: TargetInfo, source: str | None = None) -> str:
+    """``diagnosing <prefix> (<why this one>)``: which environment every command speaks of;
+    for a snapshot read with ``--from``, the file it came from."""
+    line = describe(target.python_executable, target.prefix, target.chosen_by)
+    if source is not None:
+        line = line.rsplit(" (", 1)[0] + f" (recorded in {source})"
+    return line
 
 
-def target_header(target: TargetInfo) -> Text:
-    return Text(target_line(target), style="muted")
+def target_header(target: TargetInfo, source: str | None = None) -> Text:
+    return Text(target_line(target, source), style="muted")

@@ -677,8 +677,8 @@ def cc_unsupported(base: Snapshot) -> Snapshot:
     )
 
 
-@scenario("tf-sees-fewer-gpus")
-def fewer_gpus(base: Snapshot) -> Snapshot:
+@scenario("gpu-busy-exclusive-process")
+def gpu_busy(base: Snapshot) -> Snapshot:
     """Two A100s in exclusive-process mode; another job holds GPU 1, so TensorFlow gets only GPU 0."""
     busy = (GpuProcess(pid=31337, kind="compute", used_memory_bytes=40 * GIB),)
     working = two_a100(base)
@@ -701,6 +701,21 @@ def fewer_gpus(base: Snapshot) -> Snapshot:
         ),
     )
     return replace(working, nvml=nvml, tensorflow=tensorflow)  # type: ignore[return-value]
+
+
+@scenario("tf-sees-fewer-gpus")
+def fewer_gpus(base: Snapshot) -> Snapshot:
+    """Two A100s, TensorFlow creates only GPU 0, and its log says nothing about GPU 1."""
+    working = two_a100(base)
+    tensorflow = replace(
+        working.tensorflow,
+        physical_devices=working.tensorflow.physical_devices[:2],
+        logical_devices=working.tensorflow.logical_devices[:2],
+        device_details=working.tensorflow.device_details[:1],
+        ops=working.tensorflow.ops[:2],
+        log=working.tensorflow.log[:-1],
+    )
+    return replace(working, tensorflow=tensorflow)  # type: ignore[return-value]
 
 
 @scenario("xla-libdevice-missing")
