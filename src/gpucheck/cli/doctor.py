@@ -89,6 +89,14 @@ def doctor(
             help='Fail unless TensorFlow\'s CUDA matches ("12.*").',
         ),
     ] = None,
+    logs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--log",
+            metavar="FILE",
+            help="Also read this log of the failing program as evidence (repeatable; - for stdin).",
+        ),
+    ] = None,
     no_tf: Annotated[
         bool,
         typer.Option(
@@ -135,6 +143,7 @@ def doctor(
     )
     if matrix_file is not None:
         load_matrix(matrix_file)
+    evidence = _read_logs(logs or [])
     # The shipped matrix loads while the probes run (the TensorFlow child dominates the wall time).
     from concurrent.futures import ThreadPoolExecutor
 
@@ -149,6 +158,7 @@ def doctor(
         allow_cpu=allow_cpu,
         strict=strict,
         requirements=requirements,
+        logs=evidence,
     )
     if junit is not None:
         write_file(junit, render.report_to_junit(report))
@@ -182,3 +192,10 @@ def doctor(
             )
         )
     return report.exit_code
+
+
+def _read_logs(paths: list[str]) -> list[tuple[str, list[str]]]:
+    from gpucheck._textfile import read_text
+    from gpucheck.doctor.textlines import normalise
+
+    return [(f"--log {path}", normalise(read_text(path))) for path in paths]

@@ -145,6 +145,8 @@ class Known:
     """Linux, Windows, Darwin, or None."""
     is_wsl: bool = False
     cuda_visible_devices: str | None = None
+    probe_saw_gpu: bool = False
+    """TensorFlow created a GPU device in gpucheck's own probe (the machine and driver work)."""
     snapshot: Snapshot | None = None
 
     @classmethod
@@ -155,14 +157,22 @@ class Known:
             os=snapshot.system.os,
             is_wsl=snapshot.system.is_wsl,
             cuda_visible_devices=snapshot.system.env.get("CUDA_VISIBLE_DEVICES"),
+            probe_saw_gpu=bool(facts.tf_gpus(snapshot)),
             snapshot=snapshot,
         )
 
 
-def refine(code: str, known: Known) -> str:
+PROBE_SOURCES = frozenset({"TensorFlow's start-up log", "the import traceback"})
+"""Sources gpucheck's own TensorFlow child wrote; others come from the user's program."""
+
+
+def refine(code: str, known: Known, source: str = "") -> str:
     """A cause as the context reads it. CUDA_ERROR_NO_DEVICE means CUDA_VISIBLE_DEVICES only
-    when that variable is set; otherwise the driver sees no GPU for this process."""
-    hidden = known.cuda_visible_devices is not None
+    when that variable is set, or when the user's own program saw no GPU while gpucheck's probe
+    did (the program or its launcher hides them); otherwise the driver sees no GPU at all."""
+    hidden = known.cuda_visible_devices is not None or (
+        known.probe_saw_gpu and source not in PROBE_SOURCES
+    )
     if code == "no_nvidia_gpu" and hidden:
         return "gpu_hidden_by_env"
     if code == "gpu_hidden_by_env" and not hidden:
@@ -220,7 +230,7 @@ def classify_evidence(
             if rule is None or rule.cause is None:
                 continue
             if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
-                found.append(Evidence(source, line, refine(rule.cause, known)))
+                found.append(Evidence(source, line, refine(rule.cause, known, source)))
     return found
 
 

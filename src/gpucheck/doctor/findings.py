@@ -124,6 +124,9 @@ class Report:
     notes: tuple[str, ...] = field(default=())
     causes: tuple[Cause, ...] = ()
     """Every cause with evidence, most important first (see :mod:`gpucheck.doctor.diagnosis`)."""
+    hint_info: bool = False
+    """With nothing to fix, name the most likely cause anyway (``explain``: a log that is normal
+    on a machine without a GPU still says what is wrong if the reader has one)."""
 
     @property
     def verdict(self) -> Status:
@@ -138,6 +141,10 @@ class Report:
         for cause in self.causes:
             if cause.status in (Status.FAIL, Status.WARN):
                 return cause.as_finding()
+        if self.hint_info:
+            for cause in self.causes:
+                if cause.status is Status.INFO and cause.fix:
+                    return cause.as_finding()
         for wanted in (Status.FAIL, Status.WARN):
             for finding in self.findings:
                 if finding.status is wanted:

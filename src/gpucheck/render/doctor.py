@@ -26,7 +26,7 @@ def render_report(
 ) -> RenderableType:
     """The verdict first (CI logs show the first line), then ``header`` (which environment),
     then one row per check."""
-    parts: list[RenderableType] = [_verdict(report)]
+    parts: list[RenderableType] = [render_verdict(report)]
     if header is not None:
         parts.append(header)
     table = Table.grid(padding=(0, 1))
@@ -49,18 +49,22 @@ def render_report(
     return Group(*parts)
 
 
-def _verdict(report: Report) -> RenderableType:
+def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableType:
+    """The verdict, the first cause and its fix, then the other causes (``quiet``: the words
+    when there is nothing to fix)."""
     verdict = report.verdict
     first = report.first_fix
     label, style = MARKS[verdict]
     head = Text()
     head.append(f"{label.upper()}", style=style)
     if first is None:
-        head.append(
-            "  every check passed: TensorFlow can use the GPU"
-            if report.gpu_usable
-            else "  no problem found"
-        )
+        if quiet is None:
+            quiet = (
+                "every check passed: TensorFlow can use the GPU"
+                if report.gpu_usable
+                else "no problem found"
+            )
+        head.append(f"  {quiet}")
         return head
     head.append(f"  {first.summary}")
     lines: list[RenderableType] = [head]

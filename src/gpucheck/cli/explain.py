@@ -1,0 +1,61 @@
+"""`gpucheck explain`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from gpucheck.cli._options import JsonOption, MatrixOption
+from gpucheck.errors import GpucheckError
+
+
+def explain(
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="[FILE | -]",
+            help="A log file, or - (the default) for standard input.",
+            show_default=False,
+        ),
+    ] = "-",
+    json_output: JsonOption = False,
+    output_format: Annotated[
+        str,
+        typer.Option("--format", metavar="FORMAT", help="text, json or markdown."),
+    ] = "text",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Also list the harmless and good lines.")
+    ] = False,
+    matrix_file: MatrixOption = None,
+) -> int:
+    """Explain a log or pasted report: every recognised line, the ranked causes, the fix. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
+    from gpucheck._textfile import read_text
+    from gpucheck.explain import explain as explain_text
+    from gpucheck.matrix import load_matrix
+    from gpucheck.render import explain as render
+
+    fmt = "json" if json_output else output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise GpucheckError(
+            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
+        )
+    if source == "-" and sys.stdin.isatty():
+        raise GpucheckError(
+            "nothing on standard input",
+            reference="input-missing",
+            hint="gpucheck explain train.log  # or: python train.py 2>&1 | gpucheck explain -",
+        )
+    text = read_text(source)
+    result = explain_text(text, load_matrix(matrix_file))
+    if fmt == "json":
+        sys.stdout.write(json.dumps(render.explanation_to_data(result), indent=2) + "\n")
+    elif fmt == "markdown":
+        sys.stdout.write(render.explanation_to_markdown(result))
+    else:
+        from gpucheck.render.console import make_console
+
+        make_console().print(render.render_explanation(result, verbose=verbose))
+    return result.report.exit_code
