@@ -1,98 +1,327 @@
-"""TensorFlow's log lines: both prefixes parse; real lines land in the right class."""
+"""The log scanner: every rule on real lines, real recordings, and the meaning of the tricky ones.
+
+Example lines live in tests/data/logs/examples.yaml (each with its origin: a run on this
+project's machine, a public issue, or the source that prints it); whole recordings from the
+project's machine live in tests/data/logs/real/ (see its README.md).
+"""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
 import pytest
+import yaml
 
-from gpucheck.doctor import logscan
-from tests.conftest import scenario
+from gpucheck.doctor import logrules, logscan
+from tests.conftest import DATA, scenario
 
-
-def test_both_prefix_formats_parse() -> None:
-    classic = "2023-04-09 00:51:01.990321: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used."
-    absl = "I0000 00:00:1795275202.777031    2930 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used."
-    for line in (classic, absl):
-        severity, message = logscan.parse(line)
-        assert severity == "I"
-        assert message == "Could not find cuda drivers on your machine, GPU will not be used."
-    assert logscan.parse("To enable the following instructions: AVX2 FMA") == (
-        None,
-        "To enable the following instructions: AVX2 FMA",
+LOGS = DATA / "logs"
+REAL = LOGS / "real"
+EXAMPLES: list[dict[str, Any]] = yaml.safe_load((LOGS / "examples.yaml").read_text())
+RULES = {rule.id: rule for rule in logscan.RULES}
+README_CAUSES = set(
+    re.findall(
+        r"^\| `([a-z_]+)` \|",
+        (Path(__file__).resolve().parents[1] / "README.md").read_text(),
+        flags=re.M,
     )
+)
+
+
+def _real(name: str) -> list[str]:
+    return (REAL / name).read_text().splitlines()
+
+
+def _brute_force(message: str) -> logrules.Rule | None:
+    return next((r for r in logscan.RULES if r.pattern.search(message)), None)
+
+
+# --- the rule table ---------------------------------------------------------------------------
+
+
+def test_rule_ids_are_unique_and_every_rule_is_complete() -> None:
+    assert len(RULES) == len(logscan.RULES)
+    for rule in logscan.RULES:
+        assert rule.source.strip(), rule.id
+        assert rule.explanation.strip(), rule.id
+        assert rule.keys, rule.id
+        assert all(re.fullmatch(r"[A-Za-z0-9_]+", key) for key in rule.keys), rule.id
+        assert rule.kind in ("actionable", "harmless", "no_gpu", "good", "context")
+        if rule.kind in ("actionable", "no_gpu"):
+            assert rule.cause, f"{rule.id}: an actionable line needs a cause"
+        if rule.cause:
+            assert rule.cause in README_CAUSES, f"{rule.cause} is not in README's table"
+
+
+def test_every_rule_has_an_example_and_every_example_an_origin() -> None:
+    covered = Counter(example["rule"] for example in EXAMPLES)
+    assert set(covered) == set(RULES), sorted(set(RULES) ^ set(covered))
+    for example in EXAMPLES:
+        assert re.match(r"(corpus|issue|source): \S", example["origin"]), example
+        if example["origin"].startswith("issue: "):
+            assert example["origin"].startswith("issue: https://github.com/"), example
 
 
 @pytest.mark.parametrize(
-    ("line", "rule", "kind"),
+    "example", EXAMPLES, ids=[f"{e['rule']}-{i}" for i, e in enumerate(EXAMPLES)]
+)
+def test_example_lines_hit_their_rule(example: dict[str, Any]) -> None:
+    (line,) = logscan.classify([example["line"]])
+    assert line.rule is not None, example["line"]
+    assert line.rule.id == example["rule"]
+    # the pre-filter never hides a rule: the first matching rule, tried one by one, is the same
+    assert _brute_force(line.message) is line.rule
+    # one of the rule's keys is a word of the line
+    assert set(re.findall(r"[A-Za-z0-9_]+", line.message)) & set(line.rule.keys)
+
+
+@pytest.mark.parametrize(
+    "example", [e for e in EXAMPLES if logscan.parse(e["line"])[0] is not None], ids=str
+)
+def test_a_message_pasted_without_its_prefix_still_matches(example: dict[str, Any]) -> None:
+    _, message = logscan.parse(example["line"])
+    assert logscan.find_rule(message) is RULES[example["rule"]]
+
+
+# --- prefixes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "severity", "location", "message"),
     [
+        # classic TensorFlow logger (corpus: tf210-py310/probe.stderr)
         (
-            "2021-03-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory",
-            "dlopen_failed",
-            "actionable",
+            "2026-11-23 15:22:40.429400: W tensorflow/stream_executor/cuda/cuda_driver.cc:263] failed call to cuInit: UNKNOWN ERROR (303)",
+            "W",
+            "tensorflow/stream_executor/cuda/cuda_driver.cc:263",
+            "failed call to cuInit: UNKNOWN ERROR (303)",
         ),
+        # abseil, TF 2.17+ (corpus: tf221-py311/probe.stderr)
         (
-            "2021-03-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
-            "tensorrt",
-            "harmless",
+            "E0000 00:00:1795447628.245707   17476 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
+            "E",
+            "cuda_platform.cc:52",
+            "failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
         ),
+        # absl-py (issue: https://github.com/google/deepvariant/issues/358)
         (
-            "E0000 00:00:1731000000.100000    4242 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
-            "factory",
-            "harmless",
+            "I0924 03:47:41.667636 140325876573952 estimator.py:1149] Done calling model_fn.",
+            "I",
+            "estimator.py:1149",
+            "Done calling model_fn.",
         ),
+        # Python logging (issue: https://github.com/tensorflow/models/issues/7983)
+        ("INFO:tensorflow:Running local_init_op.", "I", None, "Running local_init_op."),
+        # pip's tag (corpus: pip-py39-tf221/pip-install.stderr)
         (
-            "2023-11-14 10:00:00.123456: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT",
-            "tensorrt",
-            "harmless",
+            "ERROR: No matching distribution found for tensorflow==2.21.*",
+            "E",
+            None,
+            "No matching distribution found for tensorflow==2.21.*",
         ),
+        # no prefix: a continuation line (corpus: tf210-py310/probe.stderr)
         (
-            "I0000 00:00:1731000000.100000    4242 cuda_executor.cc:1015] successful NUMA node read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero.",
-            "numa",
-            "harmless",
-        ),
-        (
-            "2022-01-01 00:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1934] Ignoring visible gpu device (device: 0, name: Tesla K20m, pci bus id: 0000:03:00.0, compute capability: 3.5) with Cuda compute capability 3.5. The minimum required Cuda capability is 5.0.",
-            "cc_ignored",
-            "actionable",
-        ),
-        (
-            "E0000 00:00:1795275204.395636    2930 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
-            "cuinit_303",
-            "no_gpu",
-        ),
-        (
-            "2024-01-01 00:00:00.000000: W tensorflow/tsl/framework/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)requested by op MatMul",
-            "oom",
-            "actionable",
-        ),
-        (
-            "2024-01-01 00:00:00.000000: W tensorflow/tsl/framework/bfc_allocator.cc:296] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.1GiB with freed_by_count=0. The caller indicates that this is not a failure",
-            "soft_oom",
-            "harmless",
-        ),
-        (
-            "I0000 00:00:1731000003.000000    4242 gpu_device.cc:2020] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 79078 MB memory:  -> device: 0, name: NVIDIA A100-SXM4-80GB, pci bus id: 0000:07:00.0, compute capability: 8.0",
-            "created_device",
-            "good",
-        ),
-        (
-            "W0000 00:00:1731000000.100000    4242 gpu_device.cc:2341] TensorFlow was not built with CUDA kernel binaries compatible with compute capability 9.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.",
-            "ptx_jit",
-            "actionable",
+            "To enable them in other operations, rebuild TensorFlow with the appropriate compiler flags.",
+            None,
+            None,
+            "To enable them in other operations, rebuild TensorFlow with the appropriate compiler flags.",
         ),
     ],
 )
-def test_real_lines_are_classified(line: str, rule: str, kind: str) -> None:
+def test_prefixes(line: str, severity: str | None, location: str | None, message: str) -> None:
+    assert logscan.parse(line) == (severity, message)
     (classified,) = logscan.classify([line])
-    assert classified.rule is not None
-    assert classified.rule.id == rule
-    assert classified.kind == kind
+    assert (classified.severity, classified.location, classified.message) == (
+        severity,
+        location,
+        message,
+    )
 
 
-def test_the_real_recording_has_nothing_actionable_but_says_why_no_gpu() -> None:
+# --- real recordings ------------------------------------------------------------------------
+
+RECORDED_STARTS = [
+    "tf210-py310_probe.stderr",
+    "tf211-py37_probe.stderr",
+    "tf213-andcuda-py311_probe.stderr",
+    "tf215-py311_probe.stderr",
+    "tf221-py311_probe.stderr",
+    "tf221-andcuda-py311_probe.stderr",
+    "tfcpu221-py311_probe.stderr",
+]
+
+
+@pytest.mark.parametrize("name", RECORDED_STARTS)
+def test_real_start_ups_without_a_gpu_have_nothing_actionable_and_every_line_is_known(
+    name: str,
+) -> None:
+    lines = logscan.classify(_real(name))
+    assert all(line.rule is not None for line in lines), [
+        line.text for line in lines if line.rule is None
+    ]
+    assert not [line.text for line in lines if line.kind == "actionable"]
+    harmless = {line.rule.id for line in lines if line.rule and line.kind == "harmless"}
+    assert harmless <= {
+        "absl_prelude",
+        "onednn",
+        "cpu_guard",
+        "factory_registered",
+        "tensorrt",
+        "dlopen_tensorrt",
+    }
+
+
+def test_what_each_release_says_without_a_gpu() -> None:
+    def no_gpu(name: str) -> list[tuple[str, str | None]]:
+        return [
+            (line.rule.id, line.cause)
+            for line in logscan.classify(_real(name))
+            if line.rule and line.kind == "no_gpu"
+        ]
+
+    # 2.10: every dlopen failure is shown, libcuda.so.1 is the driver, not a CUDA library
+    assert no_gpu("tf210-py310_probe.stderr") == [
+        ("dlopen_failed", "cuda_libs_missing"),
+        ("cudart_dlerror", "cuda_libs_missing"),
+        ("dlopen_libcuda", "no_nvidia_driver"),
+        ("cuinit_303", "no_nvidia_driver"),
+        ("kernel_driver_not_running", "no_nvidia_driver"),
+    ]
+    # 2.15 (plain tensorflow, no CUDA wheels): "cuda drivers" is libcudart, and no cuInit line
+    assert {r for r, _ in no_gpu("tf215-py311_probe.stderr")} == {"cudart_not_found"}
+    # 2.21 with the CUDA wheels: libcudart loads, only the driver is missing
+    assert no_gpu("tf221-andcuda-py311_probe.stderr") == [("cuinit_303", "no_nvidia_driver")]
+    # tensorflow-cpu 2.21 says nothing about CUDA at all
+    assert no_gpu("tfcpu221-py311_probe.stderr") == []
+
+
+def test_the_recorded_snapshot_says_why_there_is_no_gpu() -> None:
     lines = logscan.classify(scenario("real-cpu-only-tf-2.21-no-driver").tensorflow.log)
     assert not [line for line in lines if line.kind == "actionable"]
     assert {line.rule.id for line in lines if line.kind == "no_gpu" and line.rule} == {
-        "no_cudart",
+        "cudart_not_found",
         "cuinit_303",
     }
-    assert all(line.rule is not None for line in lines)  # every line of a real start-up is known
+    assert all(line.rule is not None for line in lines)
+
+
+def test_numpy_2_with_tf_210_is_numpy_incompatible() -> None:
+    lines = logscan.classify(_real("tf210-np2-py310_import-tensorflow.stderr"))
+    causes = Counter(line.cause for line in lines if line.kind == "actionable")
+    assert set(causes) == {"numpy_incompatible"}
+    assert causes["numpy_incompatible"] >= 3  # the banner (twice) and "_ARRAY_API not found"
+
+
+def test_real_pip_failures() -> None:
+    by_file = {
+        name: [(line.rule.id, line.cause) for line in logscan.classify(_real(name)) if line.rule]
+        for name in (
+            "pip-py313-tf2150_pip-install.stderr",
+            "pip-py311-tf213-andcuda_pip-install.stderr",
+            "pip-py311-tfgpu212_pip-install-no-build-isolation-with-wheel.stderr",
+        )
+    }
+    assert by_file["pip-py313-tf2150_pip-install.stderr"] == [
+        ("pip_no_version", "install_resolution_failed"),
+        ("pip_no_distribution", "install_resolution_failed"),
+    ]
+    assert ("pip_no_extra", "install_resolution_failed") in by_file[
+        "pip-py311-tf213-andcuda_pip-install.stderr"
+    ]
+    assert ("tensorflow_gpu_removed", "tensorflow_gpu_deprecated") in by_file[
+        "pip-py311-tfgpu212_pip-install-no-build-isolation-with-wheel.stderr"
+    ]
+
+
+# --- what the tricky lines mean ---------------------------------------------------------------
+
+
+def _rule_of(example_rule: str) -> logscan.LogLine:
+    line = next(e["line"] for e in EXAMPLES if e["rule"] == example_rule)
+    (classified,) = logscan.classify([line])
+    return classified
+
+
+def test_libcuda_is_the_driver_wherever_it_appears() -> None:
+    for rule_id in ("dlopen_libcuda", "importerror_libcuda", "selfcheck_nvcuda"):
+        line = _rule_of(rule_id)
+        assert line.cause == "no_nvidia_driver", rule_id
+        assert "driver" in line.rule.explanation if line.rule else False
+    assert logscan.RULES.index(RULES["dlopen_libcuda"]) < logscan.RULES.index(
+        RULES["dlopen_failed"]
+    )
+    assert logscan.RULES.index(RULES["importerror_libcuda"]) < logscan.RULES.index(
+        RULES["importerror_cuda_lib"]
+    )
+
+
+def test_every_dso_loader_failure_is_no_gpu_and_names_its_library() -> None:
+    for rule_id in ("dlopen_libcuda", "dlopen_cudnn", "dlopen_failed", "cudart_dlerror"):
+        assert RULES[rule_id].kind == "no_gpu", rule_id
+    libraries = {
+        line.library
+        for line in logscan.classify([e["line"] for e in EXAMPLES])
+        if line.rule and line.rule.id.startswith("dlopen_")
+    }
+    assert {
+        "libcudart.so.11.0",
+        "cudart64_101.dll",
+        "cudart64_110.dll",
+        "cudnn64_8.dll",
+        "libcudnn.so.8",
+        "libcuda.so.1",
+        "nvcuda.dll",
+        "libcusolver.so.11",
+        "libnvinfer.so.7",
+    } <= libraries
+
+
+def test_no_device_is_no_gpu_and_lists_the_possibilities() -> None:
+    rule = RULES["cuda_no_device"]
+    assert rule.cause == "no_nvidia_gpu"  # the diagnosis refines it when the variable is set
+    for possibility in ("CUDA_VISIBLE_DEVICES", "container", "no NVIDIA GPU"):
+        assert possibility in rule.explanation
+
+
+def test_busy_or_unavailable_does_not_claim_one_cause() -> None:
+    rule = RULES["gpu_busy"]
+    assert rule.cause == "gpu_busy"
+    for possibility in ("exclusive-process", "bad state", "container", "MIG"):
+        assert possibility in rule.explanation
+
+
+def test_cudart_stub_means_the_runtime_not_the_driver() -> None:
+    rule = RULES["cudart_not_found"]
+    assert (rule.kind, rule.cause) == ("no_gpu", "cuda_libs_missing")
+    assert "libcudart" in rule.explanation
+
+
+def test_harmless_noise_stays_harmless() -> None:
+    for rule_id in (
+        "numa",
+        "tensorrt",
+        "dlopen_tensorrt",
+        "factory_registered",
+        "onednn",
+        "cpu_guard",
+        "delay_kernel",
+        "xla_service",
+        "soft_oom",
+    ):
+        assert RULES[rule_id].kind == "harmless", rule_id
+    for rule_id in ("created_device", "cudnn_loaded", "dlopen_ok"):
+        assert RULES[rule_id].kind == "good", rule_id
+
+
+def test_a_cut_line_still_matches_after_normalise() -> None:
+    # issue: https://github.com/tensorflow/tensorflow/issues/24496 (a terminal 120 columns wide)
+    pasted = (
+        "2019-01-15 05:01:04.905618: E tensorflow/stream_executor/cuda/cuda_dnn.cc:493] Could not create cudnn handle: CUDNN_STAT\n"
+        "US_INTERNAL_ERROR\n"
+    )
+    (line,) = logscan.classify(logscan.normalise(pasted))
+    assert line.rule is RULES["cudnn_init_failed"]
+    assert line.message.endswith("CUDNN_STATUS_INTERNAL_ERROR")

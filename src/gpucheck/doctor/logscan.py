@@ -1,283 +1,134 @@
-"""TensorFlow's start-up log, line by line: actionable, harmless noise, or context.
+"""TensorFlow's log, line by line: actionable, harmless noise, good news, or context.
 
-Rules match the message text (not the source file, whose path changes between releases).
-The wording comes from TensorFlow's, XLA's and TSL's sources: gpu_device.cc, cudart_stub.cc,
-cuda_platform.cc / cuda_diagnostics.cc, dso_loader.cc, cuda_dnn.cc, bfc_allocator.cc,
-nvptx_compiler.cc, port.cc, cpu_feature_guard.cc.
+The rules (what each line means, which cause it is evidence for, where its wording comes from)
+live in :mod:`gpucheck.doctor.logrules`; this module splits a line into its logging prefix and
+message, and finds the first rule that matches the message. Four prefixes are understood:
+
+- the classic TensorFlow logger: ``2024-01-01 10:00:00.123456: W tensorflow/...cc:42] msg``;
+- abseil's, used by XLA/TSL since TF 2.17 and by absl-py:
+  ``W0000 00:00:1731000000.123456   4242 file.cc:42] msg`` / ``W1113 10:00:00.123456 140 f.py:42] msg``;
+- Python's logging default: ``WARNING:tensorflow:msg``;
+- a bare ``ERROR: `` / ``WARNING: `` tag (pip, abseil's prelude).
+
+A line without a prefix is matched as it is, so a message pasted without its prefix still matches.
+Text pasted from a web page, an issue or a terminal goes through :func:`normalise` first.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
 
-Kind = Literal["actionable", "harmless", "no_gpu", "good"]
-"""``no_gpu`` lines are harmless on a CPU-only machine and actionable where a GPU is expected."""
+from gpucheck.doctor.logrules import RULES, Kind, Rule
+from gpucheck.doctor.textlines import normalise
 
-# Two prefixes: the classic TF logger ("2024-01-01 10:00:00.123456: W tensorflow/...cc:42] msg")
-# and abseil's, used by XLA/TSL since TF 2.17 ("W0000 00:00:1731000000.123456   4242 file.cc:42] msg").
-_CLASSIC = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?):(\d+)\] ?(.*)$")
-_ABSL = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?):(\d+)\] ?(.*)$")
+__all__ = ["RULES", "Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    pattern: re.Pattern[str]
-    kind: Kind
-    explanation: str
-    cause: str | None = None
-
-
-def _rule(id: str, pattern: str, kind: Kind, explanation: str, cause: str | None = None) -> Rule:
-    return Rule(id, re.compile(pattern), kind, explanation, cause)
-
-
-RULES: tuple[Rule, ...] = (
-    # --- what the user must act on -------------------------------------------------------
-    _rule(
-        "dlopen_failed",
-        r"Could not load dynamic library '(?!libnvinfer|libnvrtc|nvinfer)",
-        "actionable",
-        "a CUDA library TensorFlow needs was not found or did not load: the GPU will not be used",
-        "cuda_libs_missing",
-    ),
-    _rule(
-        "gpu_libs_missing",
-        r"Cannot dlopen some GPU libraries",
-        "actionable",
-        "TensorFlow skipped registering the GPU because a CUDA library did not load",
-        "cuda_libs_missing",
-    ),
-    _rule(
-        "cc_ignored",
-        r"Ignoring visible gpu device",
-        "actionable",
-        "this GPU's compute capability is below what this TensorFlow build supports: TensorFlow ignores it",
-        "compute_capability_too_old",
-    ),
-    _rule(
-        "ptx_jit",
-        r"not built with CUDA kernel binaries compatible with compute capability",
-        "actionable",
-        "no binary kernels for this GPU: the driver JIT-compiles PTX on first use, which can take 30 minutes or more",
-        "ptx_jit_required",
-    ),
-    _rule(
-        "driver_insufficient",
-        r"driver version is insufficient for CUDA runtime version",
-        "actionable",
-        "the NVIDIA driver is older than the CUDA version TensorFlow was built with",
-        "driver_too_old",
-    ),
-    _rule(
-        "driver_mismatch",
-        r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH|does not match DSO version",
-        "actionable",
-        "the loaded kernel module and the driver's libraries have different versions: reboot",
-        "nvml_driver_mismatch",
-    ),
-    _rule(
-        "driver_older_than_ptxas",
-        r"older than the (PTX compiler|ptxas CUDA) version",
-        "actionable",
-        "the driver is older than XLA's PTX compiler: XLA falls back to slower compilation paths",
-        "driver_too_old",
-    ),
-    _rule(
-        "cudnn_version",
-        r"Loaded runtime CuDNN library:",
-        "actionable",
-        "the cuDNN found at run time does not match the one TensorFlow was built with",
-        "cudnn_version_mismatch",
-    ),
-    _rule(
-        "cudnn_missing",
-        r"DNN library is not found|DNN library initialization failed|Could not create cudnn handle",
-        "actionable",
-        "cuDNN could not be loaded or initialised (missing cuDNN, a driver too old, or no GPU memory left)",
-        "cudnn_missing",
-    ),
-    _rule(
-        "libdevice",
-        r"libdevice not found|Can't find libdevice directory|libdevice is required by this HLO module",
-        "actionable",
-        "XLA cannot find libdevice.10.bc: jit_compile and some GPU ops fail",
-        "xla_libdevice_missing",
-    ),
-    _rule(
-        "ptxas",
-        r"Couldn't invoke ptxas|Can't find ptxas binary|Couldn't get ptxas version|Failed to launch ptxas",
-        "actionable",
-        "XLA cannot run ptxas: it falls back to the driver's compiler or fails",
-        "xla_ptxas_missing",
-    ),
-    _rule(
-        "oom",
-        r"ran out of memory trying to allocate .*\(rounded to|OOM when allocating tensor|CUDA_ERROR_OUT_OF_MEMORY",
-        "actionable",
-        "the GPU ran out of memory: another process holds it, or the batch is too large",
-        "gpu_out_of_memory",
-    ),
-    _rule(
-        "gpu_busy",
-        r"CUDA_ERROR_DEVICE_UNAVAILABLE|busy or unavailable",
-        "actionable",
-        "a GPU is in exclusive-process compute mode and another process holds it",
-        "gpu_busy",
-    ),
-    _rule(
-        "no_kernel_image",
-        r"no kernel image is available for execution on the device|CUDA_ERROR_NO_BINARY_FOR_GPU",
-        "actionable",
-        "this build has no kernels (and no usable PTX) for this GPU's compute capability",
-        "compute_capability_unsupported",
-    ),
-    _rule(
-        "no_avx",
-        r"compiled to use AVX instructions, but these aren't available",
-        "actionable",
-        "this CPU lacks AVX, which official TensorFlow wheels require",
-        "cpu_unsupported",
-    ),
-    # --- no GPU: fine on a CPU-only machine, a problem where a GPU is expected ------------
-    _rule(
-        "no_cudart",
-        r"Could not find cuda drivers on your machine",
-        "no_gpu",
-        "TensorFlow could not load the CUDA runtime and driver (libcudart / libcuda): it runs on the CPU",
-        "cuda_libs_missing",
-    ),
-    _rule(
-        "cudart_dlerror",
-        r"Ignore above cudart dlerror",
-        "no_gpu",
-        "libcudart did not load: it runs on the CPU",
-        "cuda_libs_missing",
-    ),
-    _rule(
-        "cuinit_303",
-        r"failed call to cuInit: .*UNKNOWN ERROR \(303\)",
-        "no_gpu",
-        "libcuda.so.1 (the NVIDIA driver's library) is not installed",
-        "no_nvidia_driver",
-    ),
-    _rule(
-        "cuinit_no_device",
-        r"failed call to cuInit: .*CUDA_ERROR_NO_DEVICE",
-        "no_gpu",
-        "the driver is loaded but shows no GPU to this process (CUDA_VISIBLE_DEVICES, container flags)",
-        "gpu_hidden_by_env",
-    ),
-    _rule(
-        "cuinit_other",
-        r"failed call to cuInit",
-        "no_gpu",
-        "CUDA could not be initialised",
-        "no_nvidia_driver",
-    ),
-    _rule(
-        "kernel_driver",
-        r"kernel driver does not appear to be running on this host",
-        "no_gpu",
-        "the NVIDIA kernel module is not loaded",
-        "no_nvidia_driver",
-    ),
-    # --- good news --------------------------------------------------------------------------
-    _rule(
-        "created_device",
-        r"Created device /job:.*device:GPU|Created TensorFlow device .*GPU",
-        "good",
-        "TensorFlow created a GPU device",
-    ),
-    _rule("cudnn_loaded", r"Loaded cuDNN version", "good", "cuDNN loaded"),
-    # --- harmless noise ---------------------------------------------------------------------
-    _rule(
-        "factory",
-        r"Unable to register (cuDNN|cuFFT|cuBLAS) factory",
-        "harmless",
-        "harmless: TensorFlow and XLA both register the CUDA plugins; the second registration is refused",
-    ),
-    _rule(
-        "placer",
-        r"computation placer already registered",
-        "harmless",
-        "harmless: a duplicate registration between TensorFlow and XLA",
-    ),
-    _rule(
-        "absl",
-        r"All log messages before absl::InitializeLog\(\) is called",
-        "harmless",
-        "harmless: abseil's notice that early log lines go to stderr",
-    ),
-    _rule(
-        "tensorrt",
-        r"Could not find TensorRT|TF-TRT Warning|Cannot dlopen some TensorRT libraries|libnvinfer",
-        "harmless",
-        "harmless: TensorRT is optional, only TF-TRT inference conversion uses it",
-    ),
-    _rule(
-        "numa",
-        r"NUMA node|NUMA support",
-        "harmless",
-        "harmless: the kernel reports no NUMA node for the GPU (common in VMs, containers and WSL2)",
-    ),
-    _rule(
-        "onednn",
-        r"oneDNN custom operations are on",
-        "harmless",
-        "harmless: CPU ops use oneDNN, results may differ in the last bits (TF_ENABLE_ONEDNN_OPTS=0 turns it off)",
-    ),
-    _rule(
-        "cpu_guard",
-        r"binary is optimized to use available CPU instructions|To enable the following instructions|"
-        r"Your CPU supports instructions that this TensorFlow binary was not compiled to use",
-        "harmless",
-        "harmless: a CPU-speed notice; it says nothing about the GPU",
-    ),
-    _rule("delay_kernel", r"Skipping the delay kernel", "harmless", "harmless: a profiling detail"),
-    _rule(
-        "xla_service",
-        r"XLA service 0x|StreamExecutor device \(",
-        "harmless",
-        "harmless: XLA lists its devices",
-    ),
-    _rule(
-        "soft_oom",
-        r"with freed_by_count=",
-        "harmless",
-        "harmless: the allocator retried after freeing memory (not an out-of-memory error)",
-    ),
-)
+_CLASSIC = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?:\d+)\] ?(.*)$")
+_ABSL = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\] ?(.*)$")
+_PYLOG = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):([A-Za-z_][\w.]*):(.*)$")
+_TAGGED = re.compile(r"^(ERROR|WARNING): (.*)$")
+_SEVERITY = {"DEBUG": "I", "INFO": "I", "WARNING": "W", "ERROR": "E", "CRITICAL": "F", "FATAL": "F"}
 
 
 @dataclass(frozen=True)
 class LogLine:
     text: str
     severity: str | None
-    """I, W, E or F from the prefix; None for continuation lines."""
+    """I, W, E or F from the prefix; None for lines without one (continuations, tracebacks)."""
     message: str
     rule: Rule | None
+    location: str | None = None
+    """``file.cc:42`` from the prefix: the source path shows which release printed the line."""
+    library: str | None = None
+    """The library (or requirement, or module) the line names, where the rule captures one."""
 
     @property
     def kind(self) -> Kind | None:
         return self.rule.kind if self.rule else None
 
+    @property
+    def cause(self) -> str | None:
+        return self.rule.cause if self.rule else None
 
-def parse(line: str) -> tuple[str | None, str]:
+
+def _split(line: str) -> tuple[str | None, str | None, str]:
+    """(severity, location, message) of one line."""
+    line = line.rstrip("\r\n")
     for pattern in (_CLASSIC, _ABSL):
         match = pattern.match(line)
         if match:
-            return match.group(1), match.group(4)
-    return None, line
+            return match.group(1), match.group(2), match.group(3)
+    match = _PYLOG.match(line)
+    if match:
+        return _SEVERITY[match.group(1)], None, match.group(3)
+    match = _TAGGED.match(line)
+    if match:
+        return _SEVERITY[match.group(1)], None, match.group(2)
+    return None, None, line.strip()
 
 
-def classify(lines: tuple[str, ...] | list[str]) -> list[LogLine]:
-    """Every line with the first rule that matches it (or none)."""
+def parse(line: str) -> tuple[str | None, str]:
+    """The severity (I, W, E, F or None) and the message of one line."""
+    severity, _, message = _split(line)
+    return severity, message
+
+
+# --- the pre-filter: a rule is tried only on a message that contains one of its key words -----
+# Tokenising a line and intersecting with the set of keys costs a few microseconds; running ~100
+# regexes costs a hundred times more, and most lines of a long log contain no key at all.
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _key_index(rules: tuple[Rule, ...]) -> dict[str, tuple[int, ...]]:
+    owners: dict[str, list[int]] = {}
+    for index, rule in enumerate(rules):
+        for key in rule.keys:
+            owners.setdefault(key, []).append(index)
+    return {key: tuple(ids) for key, ids in owners.items()}
+
+
+_KEYS = _key_index(RULES)
+_KEY_SET = frozenset(_KEYS)
+
+
+@lru_cache(maxsize=16384)
+def _match(message: str) -> tuple[int, str | None] | None:
+    found = _KEY_SET.intersection(_WORD.findall(message))
+    if not found:
+        return None
+    if len(found) == 1:
+        (key,) = found
+        candidates: Iterable[int] = _KEYS[key]
+    else:
+        candidates = sorted({i for key in found for i in _KEYS[key]})
+    for index in candidates:
+        hit = RULES[index].pattern.search(message)
+        if hit:
+            return index, hit.groupdict().get("lib")
+    return None
+
+
+def find_rule(message: str) -> Rule | None:
+    """The first rule whose pattern matches this message (a line without its prefix)."""
+    hit = _match(message)
+    return RULES[hit[0]] if hit else None
+
+
+def classify(lines: Iterable[str]) -> list[LogLine]:
+    """Every line with the first rule that matches its message (or none), in input order.
+
+    Lines are taken as they are: pass pasted text through :func:`normalise` first.
+    """
     out = []
     for line in lines:
-        severity, message = parse(line)
-        rule = next((r for r in RULES if r.pattern.search(message)), None)
-        out.append(LogLine(line, severity, message, rule))
+        severity, location, message = _split(line)
+        hit = _match(message)
+        if hit is None:
+            out.append(LogLine(line, severity, message, None, location))
+        else:
+            out.append(LogLine(line, severity, message, RULES[hit[0]], location, hit[1]))
     return out

@@ -1,0 +1,358 @@
+"""Facts a pasted text states about the machine it came from: versions, GPUs, OS, WSL.
+
+:func:`extract` reads what people paste into an issue (nvidia-smi's table, TensorFlow's log,
+pip's output, a traceback, a Python banner) and returns only what the text states plainly.
+It is conservative: when two lines state different values for the same fact, the fact is
+``None`` (no fact rather than a wrong fact); a value stated less precisely elsewhere (``3.10``
+next to ``3.10.13``) is not a contradiction. Each fact remembers the line it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+OS = Literal["Linux", "Windows", "Darwin"]
+
+
+@dataclass(frozen=True)
+class StatedFacts:
+    tf_version: str | None = None
+    python_version: str | None = None
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    """nvidia-smi's "CUDA Version": the newest CUDA the driver supports."""
+    cuda_build_version: str | None = None
+    """The CUDA TensorFlow was built with, where the text states it."""
+    cudnn_build_version: str | None = None
+    gpus: tuple[tuple[str, str | None], ...] = ()
+    """(name, compute capability or None), one per GPU, in device order where known."""
+    os: OS | None = None
+    is_wsl: bool | None = None
+    """True when the text shows WSL; None when it does not say (never False)."""
+    cuda_visible_devices: str | None = None
+    """The value the text shows CUDA_VISIBLE_DEVICES set to ("" when set empty)."""
+    evidence: tuple[tuple[str, int], ...] = field(default=())
+    """(fact, index of the line it came from) for every fact above that is set."""
+
+    def line_of(self, fact: str) -> int | None:
+        """Index (into the lines given to :func:`extract`) of the line a fact came from."""
+        return next((index for name, index in self.evidence if name == fact), None)
+
+
+_V = r"\d+\.\d+(?:\.\d+)*"
+
+# nvidia-smi's header: "| NVIDIA-SMI 535.171.04   Driver Version: 535.171.04   CUDA Version: 12.2 |"
+_SMI_HEADER = re.compile(
+    rf"NVIDIA-SMI (?P<smi>{_V})\s+Driver Version: (?P<driver>{_V})(?:\s+CUDA Version: (?P<cuda>{_V}))?"
+)
+# nvidia-smi's GPU rows: "|   0  Tesla T4            Off  | 00000000:00:0C.0 Off |"
+_SMI_GPU = re.compile(r"^\|\s+(?P<index>\d+)\s+(?P<name>\S.*?)\s+(?:On|Off|WDDM|TCC)\s+\|")
+# TensorFlow: "Created device ... -> device: 0, name: X, pci bus id: Y, compute capability: 8.6"
+# (also "Created TensorFlow device ... -> physical GPU (device: 0, name: ...", "Ignoring visible
+# gpu device (device: 0, name: ...").
+_TF_DEVICE = re.compile(
+    r"device: (?P<index>\d+), name: (?P<name>[^,]+), pci bus id: [^,]+, "
+    r"compute capability: (?P<cc>\d+\.\d+)"
+)
+# TF 2.1-2.4: "pciBusID: 0000:01:00.0 name: GeForce GTX 1080 Ti computeCapability: 6.1"
+_TF_FOUND = re.compile(r"pciBusID: \S+ name: (?P<name>.+?) computeCapability: (?P<cc>\d+\.\d+)")
+# TF 1.x-2.0: "name: GeForce RTX 2080 Ti major: 7 minor: 5 memoryClockRate(GHz): 1.545"
+_TF_FOUND_OLD = re.compile(r"name: (?P<name>.+?) major: (?P<major>\d+) minor: (?P<minor>\d+)")
+_TF_FOUND_INDEX = re.compile(r"Found device (?P<index>\d+) with properties")
+# XLA: "StreamExecutor device (0): NVIDIA GeForce RTX 5060 Ti, Compute Capability 12.0"
+_XLA_DEVICE = re.compile(
+    r"StreamExecutor device \((?P<index>\d+)\): (?P<name>.+?), Compute Capability (?P<cc>\d+\.\d+)"
+)
+
+_TF_DISTS = (
+    r"(?:tensorflow|tensorflow-cpu|tensorflow-gpu|tensorflow-intel|tensorflow_cpu|tensorflow_intel)"
+)
+_PIP_INSTALLED = re.compile(rf"(?:^|\s){_TF_DISTS}-(?P<v>\d+\.\d+\.\d+\S*)")
+_PIP_FREEZE = re.compile(rf"^{_TF_DISTS}==(?P<v>\d+\.\d+\.\d+\S*)\s*$")
+_PIP_LIST = re.compile(rf"^{_TF_DISTS}\s+(?P<v>\d+\.\d+\.\d+\S*)\s*$")
+_PIP_SHOW_NAME = re.compile(rf"^Name: {_TF_DISTS}\s*$")
+_PIP_SHOW_VERSION = re.compile(r"^Version: (?P<v>\d+\.\d+\.\d+\S*)\s*$")
+_TF_VERSION_STATED = re.compile(
+    r"^[\s*#>-]*(?i:tensorflow version)[^:\n]*:\s*"
+    r"(?:(?:tensorflow|tf)(?:-gpu|-cpu)?\s*[=\s]=?\s*)?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)"
+)
+# An issue template's heading on one line and its answer on the next (blank lines dropped):
+# "### Tensorflow Version" / "2.12.0", "### Python version" / "3.11",
+# "### OS Platform and Distribution" / "Windows 11 + WSL2".
+_HEADING = re.compile(
+    r"^#*\s*(?P<what>(?i:tensorflow version|python version|os platform and distribution))\s*$"
+)
+_BARE_VERSION = re.compile(r"^v?(?P<v>\d+\.\d+(?:\.\d+[\w.+-]*)?)\s*$")
+_OS_STATED = re.compile(r"^[\s*#>-]*(?i:os platform and distribution)[^:\n]*:\s*(?P<v>\S.*)$")
+_REPL_VERSION = re.compile(r"^>>> (?:print\()?(?:tf|tensorflow)\.__version__\)?\s*$")
+_QUOTED_VERSION = re.compile(r"^'?(?P<v>\d+\.\d+\.\d+(?:-?rc\d+)?)'?\s*$")
+
+_PY_BANNER = re.compile(r"^Python (?P<v>\d+\.\d+\.\d+)\b")
+_PY_STATED = re.compile(
+    r"^[\s*#>-]*(?i:python version)\W*(?:Python\s*)?(?P<v>\d+\.\d+(?:\.\d+)?)\b"
+)
+_PY_POSIX_PATH = re.compile(r"/lib/python(?P<v>\d+\.\d+)/(?:site|dist)-packages/")
+_PY_WIN_PATH = re.compile(r"[\\/]Python(?P<major>[23])(?P<minor>\d{1,2})(?:-32)?[\\/]", re.I)
+_PY_PIP = re.compile(r"^pip \S+ from .+ \(python (?P<v>\d+\.\d+)\)\s*$")
+_PY_WHEEL_TAG = re.compile(r"-cp(?P<major>3)(?P<minor>\d{1,2})-cp3\d{1,2}m?-")
+
+_OS_WINDOWS = re.compile(
+    r"[A-Za-z]:\\(?:[^\\\n]+\\)+(?:site-packages|Lib)\\|\bon win32\b|\bwin_amd64\b|\b\w+64_\d+\.dll\b"
+)
+_OS_LINUX = re.compile(
+    r"/(?:lib|lib64)/python\d\.\d+/(?:site|dist)-packages/|\bon linux\b|manylinux|"
+    r"\blib\w+\.so(?:\.\d+)+\b|\bLinux-\d+\.\d+"
+)
+_OS_DARWIN = re.compile(r"\bon darwin\b|\bmacosx_\d+_\d+|/Library/Frameworks/Python|\.dylib\b")
+_WSL = re.compile(
+    r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\\\\wsl(?:\$|\.localhost)\\|\b\d+\.\d+\.\d+-\d+-Microsoft\b",
+    re.I,
+)
+_WSL_IS_LINUX = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib", re.I)
+
+_CVD_SHELL = re.compile(
+    r"(?:^|[\s;(])(?:export\s+|set\s+|%env\s+)?CUDA_VISIBLE_DEVICES=(?P<v>\"[^\"]*\"|'[^']*'|[^\s;]*)"
+)
+_CVD_PY = re.compile(
+    r"environ\[[\"']CUDA_VISIBLE_DEVICES[\"']\]\s*=\s*(?P<q>[\"'])(?P<v>.*?)(?P=q)"
+)
+_CVD_ENV_DUMP = re.compile(r"^\s*CUDA_VISIBLE_DEVICES: (?P<v>\S*)\s*$")
+
+_BUILD_CUDA = re.compile(r"['\"]cuda_version['\"]\s*[:,]\s*['\"](?P<v>\d+(?:\.\d+)*)['\"]")
+_BUILD_CUDNN = re.compile(r"['\"]cudnn_version['\"]\s*[:,]\s*['\"](?P<v>\d+(?:\.\d+)*)['\"]")
+_CUDNN_COMPILED = re.compile(r"but source was compiled with: (?P<v>\d+\.\d+\.\d+)")
+_SELFCHECK_CUDA = re.compile(r"Download and install CUDA (?P<v>\d+\.\d+) from this URL")
+_SELFCHECK_CUDNN = re.compile(r"downloading cuDNN (?P<v>\d+(?:\.\d+)*) from this URL")
+
+
+class _Collector:
+    """Candidate values per fact, with the line each came from."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[tuple[str, int]]] = {}
+
+    def add(self, fact: str, value: str, index: int) -> None:
+        self.values.setdefault(fact, []).append((value, index))
+
+    def agreed(self, fact: str, prefix_ok: bool = False) -> tuple[str, int] | None:
+        """The value every candidate agrees on (the most precise one, where ``prefix_ok``)."""
+        candidates = self.values.get(fact, [])
+        if not candidates:
+            return None
+        best, best_index = candidates[0]
+        for value, index in candidates[1:]:
+            if value == best:
+                continue
+            if prefix_ok and _same_version(value, best):
+                if len(value.split(".")) > len(best.split(".")):
+                    best, best_index = value, index
+                continue
+            return None
+        return best, best_index
+
+
+def _same_version(a: str, b: str) -> bool:
+    short, long = sorted((a.split("."), b.split(".")), key=len)
+    return long[: len(short)] == short
+
+
+def extract(lines: Sequence[str]) -> StatedFacts:
+    """The facts these lines state (pass pasted text through ``normalise`` first)."""
+    found = _Collector()
+    gpus: dict[int, tuple[str, str | None, int]] = {}
+    unindexed: list[tuple[str, str | None, int]] = []
+    found_index: int | None = None
+    previous = ""
+    for index, line in enumerate(lines):
+        _versions(found, line, previous, index)
+        _platform(found, line, previous, index)
+        # GPUs
+        device = _TF_DEVICE.search(line) or _XLA_DEVICE.search(line)
+        if device:
+            _add_gpu(gpus, int(device["index"]), device["name"].strip(), device["cc"], index)
+        found_header = _TF_FOUND_INDEX.search(line)
+        if found_header:
+            found_index = int(found_header["index"])
+        stated = _found_device(line)
+        if stated:
+            name, cc = stated
+            if found_index is not None:
+                _add_gpu(gpus, found_index, name, cc, index)
+                found_index = None
+            else:
+                unindexed.append((name, cc, index))
+        row = _SMI_GPU.match(line)
+        if row and not row["name"].endswith("..."):
+            _add_gpu(gpus, int(row["index"]), row["name"], None, index)
+        previous = line
+
+    facts: dict[str, object] = {}
+    evidence: list[tuple[str, int]] = []
+    for fact, prefix_ok in (
+        ("tf_version", False),
+        ("python_version", True),
+        ("driver_version", False),
+        ("cuda_driver_version", False),
+        ("cuda_build_version", True),
+        ("cudnn_build_version", True),
+        ("os", False),
+        ("cuda_visible_devices", False),
+    ):
+        agreed = found.agreed(fact, prefix_ok)
+        if agreed:
+            facts[fact] = agreed[0]
+            evidence.append((fact, agreed[1]))
+    wsl = found.values.get("is_wsl")
+    if wsl:
+        facts["is_wsl"] = True
+        evidence.append(("is_wsl", wsl[0][1]))
+        if "os" not in facts and found.agreed("os_wsl"):
+            facts["os"] = "Linux"
+            evidence.append(("os", found.values["os_wsl"][0][1]))
+    listed = [gpus[i] for i in sorted(gpus)]
+    for gpu in unindexed:
+        if not any(gpu[0] == known for known, _, _ in listed):
+            listed.append(gpu)
+    if listed:
+        evidence.append(("gpus", listed[0][2]))
+    return StatedFacts(
+        tf_version=_str(facts.get("tf_version")),
+        python_version=_str(facts.get("python_version")),
+        driver_version=_str(facts.get("driver_version")),
+        cuda_driver_version=_str(facts.get("cuda_driver_version")),
+        cuda_build_version=_str(facts.get("cuda_build_version")),
+        cudnn_build_version=_str(facts.get("cudnn_build_version")),
+        gpus=tuple((name, cc) for name, cc, _ in listed),
+        os=_os(facts.get("os")),
+        is_wsl=True if facts.get("is_wsl") else None,
+        cuda_visible_devices=_str(facts.get("cuda_visible_devices")),
+        evidence=tuple(evidence),
+    )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _os(value: object) -> OS | None:
+    if value == "Linux":
+        return "Linux"
+    if value == "Windows":
+        return "Windows"
+    if value == "Darwin":
+        return "Darwin"
+    return None
+
+
+def _add_gpu(
+    gpus: dict[int, tuple[str, str | None, int]], index: int, name: str, cc: str | None, line: int
+) -> None:
+    known = gpus.get(index)
+    if known is None:
+        gpus[index] = (name, cc, line)
+    elif known[1] is None and cc is not None:
+        # a TensorFlow line names the compute capability nvidia-smi's table does not
+        gpus[index] = (name if len(name) >= len(known[0]) else known[0], cc, known[2])
+
+
+def _found_device(line: str) -> tuple[str, str] | None:
+    """(name, compute capability) from the properties TF 1.x-2.4 print after "Found device"."""
+    properties = _TF_FOUND.search(line)
+    if properties:
+        return properties["name"].strip(), properties["cc"]
+    old = _TF_FOUND_OLD.search(line)
+    if old:
+        return old["name"].strip(), f"{old['major']}.{old['minor']}"
+    return None
+
+
+def _versions(found: _Collector, line: str, previous: str, index: int) -> None:
+    header = _SMI_HEADER.search(line)
+    if header:
+        found.add("driver_version", header["driver"], index)
+        if header["cuda"]:
+            found.add("cuda_driver_version", header["cuda"], index)
+    if line.startswith("Successfully installed "):
+        for installed in _PIP_INSTALLED.finditer(line):
+            found.add("tf_version", installed["v"], index)
+    for pattern in (_PIP_FREEZE, _PIP_LIST, _TF_VERSION_STATED):
+        match = pattern.search(line)
+        if match:
+            found.add("tf_version", match["v"], index)
+    version = _PIP_SHOW_VERSION.match(line)
+    if version and _PIP_SHOW_NAME.match(previous):
+        found.add("tf_version", version["v"], index)
+    quoted = _QUOTED_VERSION.match(line)
+    if quoted and _REPL_VERSION.match(previous):
+        found.add("tf_version", quoted["v"], index)
+    heading = _HEADING.match(previous)
+    bare = _BARE_VERSION.match(line)
+    if heading and bare:
+        what = heading["what"].lower()
+        if what.startswith("tensorflow") and bare["v"].count(".") >= 2:
+            found.add("tf_version", bare["v"], index)
+        elif what.startswith("python"):
+            found.add("python_version", bare["v"], index)
+
+    for pattern in (_PY_BANNER, _PY_STATED, _PY_POSIX_PATH, _PY_PIP):
+        match = pattern.search(line)
+        if match:
+            found.add("python_version", match["v"], index)
+    for pattern in (_PY_WIN_PATH, _PY_WHEEL_TAG):
+        match = pattern.search(line)
+        if match:
+            found.add("python_version", f"{match['major']}.{match['minor']}", index)
+
+    for pattern, fact in (
+        (_BUILD_CUDA, "cuda_build_version"),
+        (_SELFCHECK_CUDA, "cuda_build_version"),
+        (_BUILD_CUDNN, "cudnn_build_version"),
+        (_CUDNN_COMPILED, "cudnn_build_version"),
+        (_SELFCHECK_CUDNN, "cudnn_build_version"),
+    ):
+        match = pattern.search(line)
+        if match:
+            found.add(fact, match["v"], index)
+
+
+def _stated_os(found: _Collector, value: str, index: int) -> None:
+    """An answer to "OS Platform and Distribution": names a system, maybe WSL."""
+    if re.search(r"\bWSL", value):
+        found.add("is_wsl", "True", index)
+        found.add("os_wsl", "Linux", index)
+        found.add("os", "Linux", index)
+    elif re.match(r"(?i)windows\b", value):
+        found.add("os", "Windows", index)
+    elif re.match(
+        r"(?i)(?:linux|ubuntu|debian|centos|fedora|rhel|red hat|arch|opensuse|rocky)\b", value
+    ):
+        found.add("os", "Linux", index)
+    elif re.match(r"(?i)(?:macos|mac os|os x|darwin)\b", value):
+        found.add("os", "Darwin", index)
+
+
+def _platform(found: _Collector, line: str, previous: str, index: int) -> None:
+    stated = _OS_STATED.search(line)
+    if stated:
+        _stated_os(found, stated["v"], index)
+    heading = _HEADING.match(previous)
+    if heading and heading["what"].lower().startswith("os"):
+        _stated_os(found, line, index)
+    if _OS_WINDOWS.search(line):
+        found.add("os", "Windows", index)
+    if _OS_LINUX.search(line):
+        found.add("os", "Linux", index)
+    if _OS_DARWIN.search(line):
+        found.add("os", "Darwin", index)
+    if _WSL.search(line):
+        found.add("is_wsl", "True", index)
+        if _WSL_IS_LINUX.search(line):
+            found.add("os_wsl", "Linux", index)
+    for pattern in (_CVD_PY, _CVD_SHELL, _CVD_ENV_DUMP):
+        match = pattern.search(line)
+        if match:
+            found.add("cuda_visible_devices", match["v"].strip("\"'"), index)
+            break

@@ -1,0 +1,202 @@
+"""textfacts.extract(): what pasted text states about the machine, and nothing it does not.
+
+Every input is real: quoted from the public issue named next to it, or read from a recording
+of this project's machine (tests/data/logs/real, /work/corpus).
+"""
+
+from __future__ import annotations
+
+from gpucheck.doctor.textfacts import StatedFacts, extract
+from gpucheck.doctor.textlines import normalise
+from tests.conftest import DATA
+
+REAL = DATA / "logs" / "real"
+
+
+def _facts(text: str) -> StatedFacts:
+    return extract(normalise(text))
+
+
+def test_nvidia_smi_on_windows_with_a_truncated_name() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/41401
+    pasted = """nvidia-smi
+
+```
+Wed Jul 15 15:14:29 2020
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 451.48       Driver Version: 451.48       CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  GeForce GTX 108... WDDM  | 00000000:01:00.0 Off |                  N/A |
+| 25%   30C    P8     9W / 250W |   1310MiB / 11264MiB |      1%      Default |
++-------------------------------+----------------------+----------------------+
+```
+"""
+    facts = _facts(pasted)
+    assert (facts.driver_version, facts.cuda_driver_version) == ("451.48", "11.0")
+    assert facts.gpus == ()  # "GeForce GTX 108..." is cut: no name rather than a wrong one
+    assert facts.line_of("driver_version") == 3
+
+
+def test_nvidia_smi_without_a_cuda_version_and_with_an_error() -> None:
+    # https://github.com/fireice-uk/xmr-stak-nvidia/issues/39 (driver 384: no "CUDA Version")
+    old = extract(
+        [
+            "| NVIDIA-SMI 384.66                 Driver Version: 384.66                    |",
+            "|   0  TITAN Xp            Off  | 00000000:41:00.0  On |                  N/A |",
+        ]
+    )
+    assert (old.driver_version, old.cuda_driver_version) == ("384.66", None)
+    assert old.gpus == (("TITAN Xp", None),)
+    # https://github.com/microsoft/WSL/issues/11589: "CUDA Version: ERR!" is no version
+    broken = extract(
+        [
+            "| NVIDIA-SMI 545.46                 Driver Version: 546.80       CUDA Version: ERR!     |",
+            "|   0  NVIDIA GeForce RTX 3060 ...    On  | 00000000:01:00.0  On |                  N/A |",
+        ]
+    )
+    assert (broken.driver_version, broken.cuda_driver_version, broken.gpus) == (
+        "546.80",
+        None,
+        (),
+    )
+
+
+def test_tensorflow_2_20_log_names_the_gpu_and_its_compute_capability() -> None:
+    # https://github.com/wutzebaer/tensorflow-5090/issues/3
+    facts = extract(
+        [
+            "TensorFlow Version: 2.20.0-dev0+selfbuilt",
+            "I0000 00:00:1748720218.610720      27 gpu_device.cc:2019] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 13272 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 5060 Ti, pci bus id: 0000:2b:00.0, compute capability: 12.0",
+            "2025-05-31 19:36:59.180792: I external/local_xla/xla/service/service.cc:161]   StreamExecutor device (0): NVIDIA GeForce RTX 5060 Ti, Compute Capability 12.0",
+        ]
+    )
+    assert facts.tf_version == "2.20.0-dev0+selfbuilt"
+    assert facts.gpus == (("NVIDIA GeForce RTX 5060 Ti", "12.0"),)
+    assert facts.line_of("gpus") == 1
+
+
+def test_tensorflow_2_4_found_device_and_a_python_banner() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/48558
+    facts = extract(
+        [
+            "[GCC 7.3.0] :: Anaconda, Inc. on linux",
+            "2021-04-16 16:46:25.884063: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened dynamic library libcuda.so.1",
+            "2021-04-16 16:46:25.889366: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1561] Found device 0 with properties: ",
+            "pciBusID: 0000:00:07.0 name: GRID T4-4Q computeCapability: 7.5",
+        ]
+    )
+    assert facts.gpus == (("GRID T4-4Q", "7.5"),)
+    assert facts.os == "Linux"
+    # TF 2.0 prints major and minor apart (https://github.com/tensorflow/tensorflow/issues/33375)
+    older = extract(
+        [
+            "2019-10-15 15:23:07.780261: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1618] Found device 0 with properties: ",
+            "name: GeForce RTX 2080 Ti major: 7 minor: 5 memoryClockRate(GHz): 1.545",
+        ]
+    )
+    assert older.gpus == (("GeForce RTX 2080 Ti", "7.5"),)
+
+
+def test_a_quoted_repl_session() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/88676
+    pasted = "\n".join(
+        [
+            "> ```",
+            "> (tf_env) maayara@venkat-gpu1:~$ python3",
+            "> Python 3.9.21 (main, Dec 11 2024, 16:24:11) ",
+            "> [GCC 11.2.0] :: Anaconda, Inc. on linux",
+            '> Type "help", "copyright", "credits" or "license" for more information.',
+            "> >>> import tensorflow as tf",
+            "> >>> print(tf.__version__)",
+            "> 2.18.0",
+            '> >>> print(tf.config.list_physical_devices("GPU"))',
+            "> [PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU'), PhysicalDevice(name='/physical_device:GPU:1', device_type='GPU')]",
+            "> >>> exit()",
+        ]
+    )
+    facts = _facts(pasted)
+    assert (facts.tf_version, facts.python_version, facts.os) == ("2.18.0", "3.9.21", "Linux")
+
+
+def test_windows_traceback_paths() -> None:
+    # https://github.com/tensorflow/models/issues/7784
+    facts = extract(
+        [
+            '  File "c:\\users\\f174s322\\pycharmprojects\\nn_trial run\\trial_1_jan_19_2020\\venv\\lib\\site-packages\\tensorflow_core\\python\\pywrap_tensorflow.py", line 58, in <module>',
+            '  File "C:\\Program Files\\Python37\\lib\\imp.py", line 242, in load_module',
+            "ImportError: DLL load failed: The specified module could not be found.",
+        ]
+    )
+    assert (facts.os, facts.python_version) == ("Windows", "3.7")
+    assert facts.is_wsl is None
+
+
+def test_issue_template_answers_and_wsl() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/60101 (headings and answers, blank lines
+    # between them as in the issue)
+    pasted = """### Tensorflow Version
+
+2.12.0
+
+### OS Platform and Distribution
+
+Windows 11 + WSL2
+
+### Python version
+
+3.11
+"""
+    facts = _facts(pasted)
+    assert (facts.tf_version, facts.python_version) == ("2.12.0", "3.11")
+    assert (facts.os, facts.is_wsl) == ("Linux", True)
+    # a WSL1 kernel (https://github.com/microsoft/WSL/issues/5554)
+    wsl1 = extract(["Error! Your kernel headers for kernel 4.4.0-19041-Microsoft cannot be found."])
+    assert wsl1.is_wsl is True
+
+
+def test_cuda_visible_devices() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/45200
+    assert extract(['os.environ["CUDA_VISIBLE_DEVICES"]="7, 8, 9"']).cuda_visible_devices == (
+        "7, 8, 9"
+    )
+    # set empty, which hides every GPU (https://github.com/Franck-Dernoncourt/NeuroNER/issues/66)
+    facts = extract(
+        [
+            'CUDA_VISIBLE_DEVICES="" python3.5 ./src/main.py',
+            '  File "/usr/local/lib/python3.5/dist-packages/tensorflow/python/pywrap_tensorflow.py", line 41, in <module>',
+        ]
+    )
+    assert facts.cuda_visible_devices == ""
+    assert (facts.python_version, facts.os) == ("3.5", "Linux")
+
+
+def test_a_real_environment_from_this_machine() -> None:
+    # corpus: tf210-py310 (pip freeze, pip --version, python -V) and tf221-andcuda-py311 (build info)
+    lines = (REAL / "tf210-py310_pip-freeze.stdout").read_text().splitlines()
+    lines += [
+        "pip 23.0.1 from /work/corpus/envs/tf210-py310/lib/python3.10/site-packages/pip (python 3.10)",
+        "Python 3.10.13",
+    ]
+    facts = extract(lines)
+    assert (facts.tf_version, facts.python_version, facts.os) == ("2.10.1", "3.10.13", "Linux")
+    build = extract((REAL / "tf221-andcuda-py311_probe.stdout").read_text().splitlines())
+    assert (build.cuda_build_version, build.cudnn_build_version) == ("12.5.1", "9")
+    assert build.tf_version is None  # a bare "2.21.0" on its own line is not a stated fact
+
+
+def test_contradictions_give_no_fact() -> None:
+    # two environments pasted together (corpus: tf210-py310 and tf215-py311 pip freeze)
+    facts = extract(["tensorflow==2.10.1", "tensorflow==2.15.1"])
+    assert facts.tf_version is None
+    # pip's "different python version" names a TensorFlow version, not a Python version
+    # (format of pypa/pip: src/pip/_internal/resolution/resolvelib/factory.py)
+    pip = extract(
+        [
+            "ERROR: Ignored the following versions that require a different python version: 2.16.1 Requires-Python >=3.9"
+        ]
+    )
+    assert pip.python_version is None
+    assert extract([]) == StatedFacts()
