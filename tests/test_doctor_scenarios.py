@@ -164,7 +164,9 @@ def test_specific_evidence() -> None:
     cudnn = run_checks(scenario("cudnn-version-mismatch"), matrix, checks=["cudnn"]).findings[0]
     assert "9.1.0" in cudnn.summary
     assert "9.3" in cudnn.summary
-    fewer = run_checks(scenario("gpu-busy-exclusive-process"), matrix, checks=["tf_gpus"]).findings[0]
+    fewer = run_checks(scenario("gpu-busy-exclusive-process"), matrix, checks=["tf_gpus"]).findings[
+        0
+    ]
     assert "busy or unavailable" in fewer.details
     libs = run_checks(scenario("cuda-libs-missing"), matrix, checks=["cuda_libraries"]).findings[0]
     assert libs.fix == 'pip install "tensorflow[and-cuda]==2.21.0"'

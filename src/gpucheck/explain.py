@@ -33,7 +33,29 @@ from gpucheck.snapshot import (
 
 SOURCE = "the text"
 
-_GPU_ONLY_RULE_KINDS = ("actionable",)
+GPU_PRESENT_RULES = frozenset(
+    {
+        "gpu_libs_missing",
+        "cc_ignored",
+        "ptx_jit",
+        "no_kernel_image",
+        "created_device",
+        "found_device",
+        "device_properties",
+        "adding_visible_gpus",
+        "device_interconnect",
+        "gpu_busy",
+        "oom",
+        "driver_insufficient",
+        "cudnn_init_failed",
+        "cudnn_version_mismatch",
+        "cuinit_unknown",
+        "nvml_version_mismatch",
+        "driver_dso_mismatch",
+    }
+)
+"""Lines TensorFlow or the driver print only where an NVIDIA GPU exists: with one of them, lines
+that are normal on a CPU-only machine (libcudart did not load) become evidence."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +102,7 @@ def explain(text: str, matrix: Matrix) -> Explanation:
         cuda_visible_devices=stated.cuda_visible_devices,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or any(
-        line.rule is not None and line.rule.kind == "actionable" and line.rule.cause
-        for line in classified
+        line.rule is not None and line.rule.id in GPU_PRESENT_RULES for line in classified
     )
     explained = tuple(
         ExplainedLine(
@@ -94,12 +115,14 @@ def explain(text: str, matrix: Matrix) -> Explanation:
         for line in classified
         if line.rule is not None
     )
-    evidence = diagnosis.classify_evidence(
-        [(SOURCE, lines)], gpu_expected=gpu_expected, known=known
-    )
-    findings = [*_stated_checks(stated, matrix), *_log_findings(evidence, known, matrix)]
+    # every line with a cause; `no_gpu` lines count only where the text shows a GPU
+    evidence = diagnosis.classify_evidence([(SOURCE, lines)], gpu_expected=True, known=known)
+    findings = [
+        *_stated_checks(stated, matrix),
+        *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
+    ]
     result = diagnosis.diagnose(findings, [], fix_for=remedies.fix_for(known, matrix))
-    report = Report(findings=result.findings, causes=result.causes)
+    report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     return Explanation(report, explained, stated, len(lines))
 
 

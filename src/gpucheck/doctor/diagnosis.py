@@ -38,11 +38,23 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "tf_cpu_only_build",
         "tensorflow_gpu_deprecated",
     ),
-    ("cpu_unsupported", "numpy_incompatible", "tf_install_broken", "library_crashes_loader"),
-    ("tf_probe_timeout", "tf_import_failed", "tf_crashed"),
-    ("no_nvidia_driver", "nvml_driver_mismatch", "nvml_error", "no_nvidia_gpu", "driver_too_old"),
+    (
+        "cpu_unsupported",
+        "msvc_runtime_missing",
+        "numpy_incompatible",
+        "tf_install_broken",
+        "library_crashes_loader",
+    ),
+    (
+        "no_nvidia_driver",
+        "nvml_driver_mismatch",
+        "nvml_error",
+        "no_nvidia_gpu",
+        "cuda_init_failed",
+        "driver_too_old",
+    ),
     ("gpu_hidden_by_env",),
-    ("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch"),
+    ("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch", "cudnn_init_failed"),
     (
         "compute_capability_too_old",
         "compute_capability_unsupported",
@@ -72,6 +84,7 @@ _NO_GPU_IN_TF = frozenset(
         "nvml_driver_mismatch",
         "nvml_error",
         "no_nvidia_gpu",
+        "cuda_init_failed",
         "driver_too_old",
         "gpu_hidden_by_env",
         "cuda_libs_missing",
@@ -89,6 +102,8 @@ _IMPORT = frozenset(
         "python_unsupported",
         "multiple_tf_distributions",
         "cpu_unsupported",
+        "msvc_runtime_missing",
+        "no_nvidia_driver",
         "numpy_incompatible",
         "tf_install_broken",
         "library_crashes_loader",
@@ -110,6 +125,7 @@ EXPLAINS: dict[str, frozenset[str]] = {
             "driver_too_old",
             "cudnn_missing",
             "cudnn_version_mismatch",
+            "cudnn_init_failed",
             "cuda_libs_missing",
             "gpu_out_of_memory",
             "gpu_busy",
@@ -302,7 +318,8 @@ def diagnose(
         if not candidates:
             rewritten.append(finding)
             continue
-        best = min(candidates, key=lambda c: (-c.status.severity, depth(c.code)))
+        # what the failure itself printed beats a circumstance; then severity, then depth
+        best = min(candidates, key=lambda c: (not c.evidence, -c.status.severity, depth(c.code)))
         # The explaining cause carries the symptom's weight: a log line that says why TensorFlow
         # dropped the GPU is a failure when the GPU is really missing.
         promoted = (

@@ -204,23 +204,67 @@ def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) ->
     return "unset LD_LIBRARY_PATH and try again; then add back only the folders TensorFlow needs"
 
 
+_PIP_WANTED = re.compile(
+    r"(?:satisfies the requirement|distribution found for) (?P<name>[A-Za-z0-9_.\-]+)"
+    r"(?:\[[^\]]*\])?(?P<spec>[^\s(]*)(?:\s*\(from versions: (?P<versions>[^)]*)\))?"
+)
+
+
+def _pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] | None:
+    """(name, version spec, the versions pip offered) from pip's resolver lines."""
+    for item in evidence:
+        match = _PIP_WANTED.search(item.line.message)
+        if match:
+            offered = match.group("versions")
+            versions = (
+                [v.strip() for v in offered.split(",") if v.strip() and v.strip() != "none"]
+                if offered is not None
+                else None
+            )
+            return match.group("name").lower(), match.group("spec"), versions
+    return None
+
+
+def _final(versions: Sequence[str]) -> str | None:
+    from packaging.version import InvalidVersion, Version
+
+    finals = []
+    for text in versions:
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if not version.is_prerelease:
+            finals.append(version)
+    return str(max(finals)) if finals else None
+
+
 @remedy("install_resolution_failed", "tf_not_installed")
 def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
     if known.snapshot is not None:
         from gpucheck.recommend import recommend
 
         return recommend(known.snapshot, matrix).command
+    said = _pip_said(evidence)
+    name = said[0] if said else "tensorflow"
+    if name in ("tensorflow-gpu", "tf-nightly-gpu"):
+        return 'pip install "tensorflow[and-cuda]"  # tensorflow-gpu is gone: tensorflow is the GPU build (Linux)'
+    if said and said[2]:
+        newest = _final(said[2])
+        wanted = matrix.release(said[1].lstrip("=~<>!")) if said[1] else None
+        needs = f"; TensorFlow {wanted.version} needs Python {wanted.python}" if wanted else ""
+        if newest:
+            return f'pip install "{name}=={newest}"  # the newest release pip offers for this Python{needs}'
     python = known.python_version
     if python:
         supporting = [r for r in matrix.newest_first() if r.cuda and r.supports_python(python)]
         if supporting:
             row = supporting[0]
-            name = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
+            dist = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
             extra = "[and-cuda]" if row.and_cuda and known.os in (None, "Linux") else ""
-            return f'pip install "{name}{extra}=={row.minor[0]}.{row.minor[1]}.*"  # the newest release for Python {python}'
-        newest = matrix.newest_first()[0]
-        return f"use a Python in {newest.python}: no TensorFlow release supports Python {python}"
-    return 'pip install "tensorflow[and-cuda]"  # tensorflow-gpu is gone; tensorflow has the GPU build (Linux)'
+            return f'pip install "{dist}{extra}=={row.minor[0]}.{row.minor[1]}.*"  # the newest release for Python {python}'
+    newest_row = matrix.newest_first()[0]
+    return f"use a Python in {newest_row.python} (TensorFlow {newest_row.version}): pip offers no TensorFlow for this one"
 
 
 @remedy("tensorflow_gpu_deprecated")
@@ -260,3 +304,30 @@ def _python(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
         return f"use a Python in {row.python} (TensorFlow {row.version}), or a TensorFlow release for your Python"
     newest = matrix.newest_first()[0]
     return f"use a Python in {newest.python} (TensorFlow {newest.version})"
+
+
+@remedy("msvc_runtime_missing")
+def _msvc(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "install the Microsoft Visual C++ Redistributable for Visual Studio 2015-2022 (x64): https://aka.ms/vs/17/release/vc_redist.x64.exe"
+
+
+@remedy("cuda_init_failed")
+def _cuda_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm  # common after suspend/resume; else reboot, then nvidia-smi"
+
+
+@remedy("cudnn_init_failed")
+def _cudnn_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "free GPU memory for cuDNN: gpucheck configure-memory --growth (or export "
+        "TF_FORCE_GPU_ALLOW_GROWTH=true), and check nvidia-smi for other processes"
+    )
+
+
+@remedy("tf_import_failed")
+def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    version = f"=={known.tf_version}" if known.tf_version else ""
+    return (
+        "the lines above the error name what is missing; if none does, reinstall: "
+        f'pip install --force-reinstall "tensorflow{version}"'
+    )

@@ -1,0 +1,162 @@
+"""`gpucheck explain`: real logs and real pasted reports, explained; bad input is exit 2.
+
+Every text here is real: a recording of this project's machine (tests/data/logs/real, the
+command that made each is in its README) or quoted from the public issue named next to it.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpucheck.explain import explain
+from gpucheck.matrix import load_matrix
+from tests.conftest import DATA
+
+REAL = DATA / "logs" / "real"
+EXPLAIN_KEYS = {
+    "schema_version",
+    "verdict",
+    "exit_code",
+    "first_fix",
+    "findings",
+    "causes",
+    "stated",
+    "lines_read",
+    "lines",
+}
+
+# https://github.com/tensorflow/tensorflow/issues/41401 (nvidia-smi on the reporter's machine),
+# with TensorFlow 2.10's dlerror line as this project's machine printed it
+# (tests/data/logs/real/tf210-py310_probe.stderr).
+PASTED = """I installed CUDA but TensorFlow does not use my GPU.
+
+```
+| NVIDIA-SMI 451.48       Driver Version: 451.48       CUDA Version: 11.0     |
+```
+
+and the log says:
+
+> 2026-11-23 15:22:36.628604: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library \u2018libcudart.so.11.0\u2019; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory
+> 2026-11-23 15:22:36.628634: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU set up on your machine.
+"""
+
+
+def test_numpy_2_failure_is_explained(run_cli: Any) -> None:
+    result = run_cli(["explain", "--json", str(REAL / "tf210-np2-py310_import-tensorflow.stderr")])
+    assert result.exit_code == 1
+    data = result.json()
+    assert set(data) == EXPLAIN_KEYS
+    assert data["verdict"] == "fail"
+    assert data["first_fix"]["cause"] == "numpy_incompatible"
+    assert data["first_fix"]["fix"].startswith('pip install "numpy<2"')
+    assert data["stated"]["python_version"] == "3.10"
+    for line in data["lines"]:
+        assert set(line) == {"text", "kind", "cause", "explanation", "rule"}
+    assert any(line["cause"] == "numpy_incompatible" for line in data["lines"])
+
+
+def test_pasted_report_with_a_gpu_names_the_missing_library(run_cli: Any, tmp_path: Path) -> None:
+    report = tmp_path / "issue.md"
+    report.write_text(PASTED, encoding="utf-8")
+    result = run_cli(["explain", "--json", str(report)])
+    data = result.json()
+    assert result.exit_code == 1
+    assert data["stated"]["driver_version"] == "451.48"
+    first = data["first_fix"]
+    assert first["cause"] == "cuda_libs_missing"
+    assert "libcudart.so.11.0" in first["summary"]
+    assert first["status"] == "fail"
+
+
+def test_the_same_lines_without_a_gpu_are_not_an_alarm(run_cli: Any) -> None:
+    # TensorFlow 2.10 on this machine: no driver, no GPU. Nothing to fix on a CPU machine;
+    # the likely cause on a machine that has a GPU is still named.
+    result = run_cli(["explain", "--json", str(REAL / "tf210-py310_probe.stderr")])
+    data = result.json()
+    assert result.exit_code == 0
+    assert data["verdict"] == "ok"
+    assert data["first_fix"]["cause"] == "no_nvidia_driver"
+    assert data["first_fix"]["status"] == "info"
+    assert not [c for c in data["causes"] if c["status"] in ("fail", "warn")]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tf215-py311_probe.stderr",
+        "tf221-py311_probe.stderr",
+        "tfcpu221-py311_probe.stderr",
+        "tf221-py311_fit-dense.stdout",
+        "tf221-andcuda-py311_probe.stderr",
+    ],
+)
+def test_real_noise_is_never_a_warning_or_a_failure(run_cli: Any, name: str) -> None:
+    result = run_cli(["explain", "--json", str(REAL / name)])
+    data = result.json()
+    assert result.exit_code == 0
+    assert data["verdict"] == "ok"
+    assert not [line for line in data["lines"] if line["kind"] == "actionable"]
+
+
+def test_config_after_init_from_a_real_traceback() -> None:
+    result = explain((REAL / "tf221-py311_logical-after-init.stderr").read_text(), load_matrix())
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause == "config_after_init"
+    assert first.fix is not None
+    assert "before any op" in first.fix
+
+
+def test_pip_refusing_a_release_for_this_python_gets_an_install_that_works() -> None:
+    # `pip install tensorflow==2.15.0` on Python 3.13, on this machine
+    text = (REAL / "pip-py313-tf2150_pip-install.stderr").read_text()
+    result = explain(text, load_matrix())
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause in ("install_resolution_failed", "python_unsupported")
+    assert first.fix is not None
+
+
+def test_stdin_and_formats(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (REAL / "tf210-np2-py310_import-tensorflow.stderr").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    markdown = run_cli(["explain", "-", "--format", "markdown"])
+    assert markdown.exit_code == 1
+    assert markdown.stdout.startswith("### gpucheck explain")
+    assert "`numpy_incompatible`" in markdown.stdout
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    human = run_cli(["explain"])
+    assert human.stdout.startswith("FAIL  ")
+    assert "first fix: pip install" in human.stdout
+
+
+def test_empty_input_is_nothing_to_explain(run_cli: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    result = run_cli(["explain", str(empty)])
+    assert result.exit_code == 0
+    assert "nothing to explain" in result.stdout
+    assert run_cli(["explain", "--json", str(empty)]).json()["verdict"] == "ok"
+
+
+@pytest.mark.parametrize(
+    ("content", "reference"),
+    [(None, "input-missing"), (b"\x7fELF\x02\x01\x01\x00\x00\x00", "input-binary")],
+)
+def test_unreadable_input_is_one_line_and_exit_2(
+    run_cli: Any, tmp_path: Path, content: bytes | None, reference: str
+) -> None:
+    path = tmp_path / "job.log"
+    if content is not None:
+        path.write_bytes(content)
+    result = run_cli(["explain", str(path)])
+    assert result.exit_code == 2
+    assert f"[{reference}]" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    folder = run_cli(["explain", str(tmp_path)])
+    assert folder.exit_code == 2
