@@ -100,14 +100,25 @@ def test_what_is_never_joined() -> None:
 
 def test_a_log_line_rewrapped_at_a_space_is_joined_with_a_space() -> None:
     # The real line of https://github.com/Doodleverse/segmentation_gym/issues/118, re-wrapped at
-    # a space the way an e-mail client or an editor does (the paste shape this undoes).
+    # a space the way an editor or e-mail client does (textwrap at 72 and at 100 columns).
     line = (
         "2023-02-21 17:12:32.645756: E tensorflow/compiler/xla/stream_executor/cuda/"
         "cuda_driver.cc:267] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
     )
-    head, tail = line.rsplit(" is ", 1)
-    assert normalise(f"{head} is\n{tail}\n") == [line]
-    assert _rules(f"{head} is\n{tail}\n") == ["cuda_no_device"]
+    at_72 = (
+        "2023-02-21 17:12:32.645756: E\n"
+        "tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:267] failed\n"
+        "call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    at_100 = (
+        "2023-02-21 17:12:32.645756: E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:267]\n"
+        "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    assert normalise(at_100) == [line]
+    assert _rules(at_100) == ["cuda_no_device"]
+    # cut after the severity, the prefix is no longer recognisable: left as it is
+    assert len(normalise(at_72)) == 3
+    assert _rules(at_72)[-1] == "cuda_no_device"  # the message still matches on its own
 
 
 def test_keras_progress_bars_with_carriage_returns_backspaces_and_colours() -> None:

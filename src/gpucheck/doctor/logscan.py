@@ -26,10 +26,14 @@ from gpucheck.doctor.textlines import normalise
 
 __all__ = ["RULES", "Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 
-_CLASSIC = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?:\d+)\] ?(.*)$")
-_ABSL = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\] ?(.*)$")
+# The classic prefix (groups 1-2) or abseil's (groups 3-4), one match for both.
+_PREFIX = re.compile(
+    r"^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?:\d+)\]"
+    r"|([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\]) ?"
+)
 _PYLOG = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):([A-Za-z_][\w.]*):(.*)$")
 _TAGGED = re.compile(r"^(ERROR|WARNING): (.*)$")
+_TAG_INITIALS = frozenset("DIWECF")
 _SEVERITY = {"DEBUG": "I", "INFO": "I", "WARNING": "W", "ERROR": "E", "CRITICAL": "F", "FATAL": "F"}
 
 
@@ -57,16 +61,18 @@ class LogLine:
 def _split(line: str) -> tuple[str | None, str | None, str]:
     """(severity, location, message) of one line."""
     line = line.rstrip("\r\n")
-    for pattern in (_CLASSIC, _ABSL):
-        match = pattern.match(line)
-        if match:
-            return match.group(1), match.group(2), match.group(3)
-    match = _PYLOG.match(line)
+    match = _PREFIX.match(line)
     if match:
-        return _SEVERITY[match.group(1)], None, match.group(3)
-    match = _TAGGED.match(line)
-    if match:
-        return _SEVERITY[match.group(1)], None, match.group(2)
+        if match.group(1):
+            return match.group(1), match.group(2), line[match.end() :]
+        return match.group(3), match.group(4), line[match.end() :]
+    if line[:1] in _TAG_INITIALS:
+        tagged = _PYLOG.match(line)
+        if tagged:
+            return _SEVERITY[tagged.group(1)], None, tagged.group(3)
+        tagged = _TAGGED.match(line)
+        if tagged:
+            return _SEVERITY[tagged.group(1)], None, tagged.group(2)
     return None, None, line.strip()
 
 

@@ -10,8 +10,9 @@ What pasting does to a log, and what :func:`normalise` undoes:
   Jenkins' ``[2024-01-01T10:00:00.123Z] ``, ``12 | `` line numbers;
 - a TensorFlow log line cut in two: by a terminal at its width (joined back without a space,
   as in ``CUDNN_STAT`` + ``US_INTERNAL_ERROR``), or re-wrapped at a space by an editor or e-mail
-  (joined with a space when the next line continues in lower case). Only lines with a logging
-  prefix are ever joined, and never with a line that starts something new.
+  (joined with a space when the cut line is no wider than 132 columns and the next line
+  continues in lower case, or when the cut left the logging prefix alone). Only lines with a
+  logging prefix are ever joined, and never with a line that starts something new.
 
 Blank lines are dropped; every other line keeps its order.
 """
@@ -85,10 +86,12 @@ _LOG_PREFIX = re.compile(
 _STARTS_NEW = re.compile(
     r"^\s*(?:Traceback |File \"|[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b"
     r"|>>> |\.\.\. |\$ |# |(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL)[: ]|Epoch \d"
-    r"|\d{4}-\d{2}-\d{2}[ T]\d|[IWEF]\d{4} )"
+    r"|\d{4}-\d{2}-\d{2}[ T]\d|[IWEF]\d{4} |[a-z][\w-]*: )"
 )
 # Terminal widths at which a hard wrap cuts a line (mid-word: joined back without a space).
 _TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200})
+# Editors and e-mail wrap at a space before this column; a longer line was not re-wrapped.
+_SOFT_WRAP_MAX = 132
 _SENTENCE_END = (".", ":", ";", "!", "?", ")", "]", '"', "'")
 
 
@@ -137,8 +140,15 @@ def normalise(text: str) -> list[str]:
 
 
 def _continues(previous: str, line: str, previous_segment: int) -> bool:
-    if not _LOG_PREFIX.match(previous) or _STARTS_NEW.match(line):
+    prefix = _LOG_PREFIX.match(previous)
+    if not prefix or _STARTS_NEW.match(line):
         return False
     if previous_segment in _TERMINAL_WIDTHS:
         return not (previous.endswith(".") and line.lstrip()[:1].isupper())
-    return not previous.endswith(_SENTENCE_END) and line[:1].islower()
+    if not previous[prefix.end() :].strip():
+        return True  # the prefix alone: its message is on the next line
+    return (
+        previous_segment <= _SOFT_WRAP_MAX
+        and not previous.endswith(_SENTENCE_END)
+        and line[:1].islower()
+    )
