@@ -624,6 +624,15 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
     caps, origin = found
     worst: Finding | None = None
     lines = [f"Build ships: {' '.join(caps)} (from {origin})"]
+    unknown = [gpu for gpu in visible if not gpu.compute_capability]
+    if len(unknown) == len(visible):
+        return info(
+            "compute_capability",
+            "the GPUs' compute capability is unknown (the driver did not report it): not checked",
+            lines[0],
+        )
+    for gpu in unknown:
+        lines.append(f"GPU {gpu.index} {gpu.name}: compute capability unknown, not checked")
     for gpu in visible:
         if not gpu.compute_capability:
             continue
@@ -657,6 +666,13 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
     details = "\n".join(lines)
     if worst is not None:
         return Finding(worst.check, worst.status, worst.summary, details, worst.fix, worst.cause)
+    if unknown:
+        return info(
+            "compute_capability",
+            f"{len(visible) - len(unknown)} GPU(s) have binary kernels in this build; "
+            f"{len(unknown)} of unknown compute capability not checked",
+            details,
+        )
     return ok("compute_capability", "every visible GPU has binary kernels in this build", details)
 
 

@@ -227,6 +227,8 @@ _LIBRARY = re.compile(r"""(lib[\w+-]+\.so(?:\.[\d.]+)?|[\w-]+64_\d+\.dll|[\w-]+\
 
 def _library_named(lines: Sequence[Evidence]) -> str | None:
     for item in lines:
+        if item.line.library:
+            return item.line.library
         match = _LIBRARY.search(item.line.message)
         if match:
             return match.group(1)

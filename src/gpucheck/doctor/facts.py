@@ -83,12 +83,37 @@ def build_inferred(snapshot: Snapshot) -> str | None:
     return None
 
 
+def windows_build_version(value: str) -> str | None:
+    """Native-Windows wheels (2.3-2.10) write the DLL suffix into build_info: cuda_version
+    "64_110" (cudart64_110.dll, CUDA 11.0+; "64_101" is CUDA 10.1) and cudnn_version "64_8"
+    (cudnn64_8.dll). The number after "64_" is the major and minor run together."""
+    match = re.fullmatch(r"64_(\d+)", value.strip())
+    if not match:
+        return None
+    digits = match.group(1)
+    if len(digits) == 1:
+        return digits  # cuDNN: the major only
+    return f"{int(digits[:-1])}.{digits[-1]}"
+
+
+def _build_version(value: object) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    if is_whole_number(value[0]) and not value.startswith("64_"):
+        return value
+    return windows_build_version(value)
+
+
 def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:
     """The CUDA version TensorFlow was built with ("12.5.1" from build_info, else the matrix)."""
-    value = build_value(snapshot, "cuda_version")
-    if isinstance(value, str) and value and is_whole_number(value[0]):
-        return value
+    value = _build_version(build_value(snapshot, "cuda_version"))
     row = release(snapshot, matrix)
+    if value is not None:
+        if row is not None:  # "11" (Windows DLL major) -> the table's "11.2" when they agree
+            for table in (row.windows_native_cuda, row.cuda):
+                if table and table.split(".")[0] == value.split(".")[0] and len(table) > len(value):
+                    return table
+        return value
     if row is None:
         return None
     if snapshot.system.os == "Windows" and row.windows_native_cuda:
@@ -98,10 +123,18 @@ def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:
 
 def build_cudnn(snapshot: Snapshot, matrix: Matrix) -> str | None:
     """The cuDNN TensorFlow was built with: the matrix's "8.9" when it agrees with build_info's "8"."""
-    value = build_value(snapshot, "cudnn_version")
+    value = _build_version(build_value(snapshot, "cudnn_version"))
     row = release(snapshot, matrix)
-    table = row.cudnn if row else None
-    if isinstance(value, str) and value:
+    table = (
+        (
+            row.windows_native_cudnn
+            if snapshot.system.os == "Windows" and row.windows_native_cudnn
+            else row.cudnn
+        )
+        if row
+        else None
+    )
+    if value:
         if table and table.split(".")[0] == value.split(".")[0] and len(table) > len(value):
             return table
         return value

@@ -22,6 +22,7 @@ TENSORFLOW_DISTRIBUTIONS: frozenset[str] = frozenset(
         "tensorflow-directml-plugin",
         "intel-tensorflow",
         "intel-tensorflow-avx512",
+        "nvidia-tensorflow",
         "tf-nightly",
         "tf-nightly-cpu",
         "tf-nightly-gpu",
@@ -29,7 +30,8 @@ TENSORFLOW_DISTRIBUTIONS: frozenset[str] = frozenset(
         "tf-nightly-macos",
     }
 )
-"""Distributions that provide (or plug into) the ``tensorflow`` module."""
+"""Distributions that provide (or plug into) the ``tensorflow`` module. ``nvidia-tensorflow`` is
+NVIDIA's TensorFlow 1.15 build (pypi.org/project/nvidia-tensorflow), not a CUDA wheel."""
 
 
 NVIDIA_BINDINGS: frozenset[str] = frozenset({"nvidia-ml-py", "nvidia-ml-py3", "nvidia-pyindex"})
@@ -48,6 +50,8 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
             if extra and not and_cuda:
                 and_cuda = extra
         elif dist.name.startswith("nvidia-") and dist.name not in NVIDIA_BINDINGS:
+            # NVIDIA's own nvidia-tensorflow is a TensorFlow distribution (caught above), the
+            # other nvidia-* wheels are CUDA libraries
             nvidia.append(Distribution(dist.name, dist.version))
         elif dist.name == "keras":
             keras = dist.version
