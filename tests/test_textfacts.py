@@ -200,3 +200,16 @@ def test_contradictions_give_no_fact() -> None:
     )
     assert pip.python_version is None
     assert extract([]) == StatedFacts()
+
+
+def test_skipping_plain_lines_changes_no_answer() -> None:
+    # every real text in the repository: recordings, and the examples of every log rule
+    import yaml
+
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in sorted(REAL.iterdir())]
+    examples = yaml.safe_load((DATA / "logs" / "examples.yaml").read_text(encoding="utf-8"))
+    texts.append("\n".join(str(item["line"]) for item in examples))
+    assert len(texts) > 10
+    for text in texts:
+        lines = normalise(text)
+        assert extract(lines) == extract(lines, skip_plain=False)

@@ -116,7 +116,7 @@ def explain(text: str, matrix: Matrix) -> Explanation:
         if line.rule is not None
     )
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
-    evidence = diagnosis.classify_evidence([(SOURCE, lines)], gpu_expected=True, known=known)
+    evidence = diagnosis.evidence_in(SOURCE, classified, gpu_expected=True, known=known)
     findings = [
         *_stated_checks(stated, matrix),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -51,7 +50,7 @@ def explain(
     text = read_text(source)
     result = explain_text(text, load_matrix(matrix_file))
     if fmt == "json":
-        sys.stdout.write(json.dumps(render.explanation_to_data(result), indent=2) + "\n")
+        sys.stdout.write(render.explanation_to_json(result))
     elif fmt == "markdown":
         sys.stdout.write(render.explanation_to_markdown(result))
     else:

@@ -243,12 +243,23 @@ def classify_evidence(
     ``no_gpu`` lines are expected on a machine without a GPU and evidence where one is."""
     found: list[Evidence] = []
     for source, lines in sources:
-        for line in logscan.classify(list(lines)):
-            rule = line.rule
-            if rule is None or rule.cause is None:
-                continue
-            if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
-                found.append(Evidence(source, line, refine(rule.cause, known, source)))
+        found += evidence_in(
+            source, logscan.classify(lines), gpu_expected=gpu_expected, known=known
+        )
+    return found
+
+
+def evidence_in(
+    source: str, classified: Sequence[logscan.LogLine], *, gpu_expected: bool, known: Known
+) -> list[Evidence]:
+    """:func:`classify_evidence` for lines the scanner has already classified."""
+    found: list[Evidence] = []
+    for line in classified:
+        rule = line.rule
+        if rule is None or rule.cause is None:
+            continue
+        if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
+            found.append(Evidence(source, line, refine(rule.cause, known, source)))
     return found
 
 

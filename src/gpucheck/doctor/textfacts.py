@@ -128,6 +128,58 @@ _SELFCHECK_CUDA = re.compile(r"Download and install CUDA (?P<v>\d+\.\d+) from th
 _SELFCHECK_CUDNN = re.compile(r"downloading cuDNN (?P<v>\d+(?:\.\d+)*) from this URL")
 
 
+# Every pattern above needs one of these words in its line (or in the line before, for the
+# answers under a heading): a line without any is skipped, which keeps a 100,000-line job log
+# fast. Plain substring tests on the lower-cased line (one regular expression with many
+# alternatives is far slower). tests/test_textfacts.py checks that skipping changes no answer.
+_KEYWORDS = (
+    "nvidia-smi",
+    "successfully installed",
+    "tensorflow",
+    "__version__",
+    "python",
+    "-cp3",
+    "cuda_version",
+    "cudnn_version",
+    "compiled with",
+    "from this url",
+    "os platform",
+    ":\\",
+    "win32",
+    "win_amd64",
+    ".dll",
+    "/lib",
+    "linux",
+    ".so",
+    "darwin",
+    "macosx",
+    "/library/",
+    ".dylib",
+    "wsl",
+    "microsoft",
+    "cuda_visible_devices",
+    "device: ",
+    "streamexecutor device",
+    "pcibusid",
+    "major:",
+    "found device",
+)
+
+
+_MAYBE_SEEN: dict[str, bool] = {}
+
+
+def _maybe(line: str) -> bool:
+    known = _MAYBE_SEEN.get(line)  # job logs repeat their lines
+    if known is not None:
+        return known
+    low = line.lower()
+    answer = line.startswith(("pip ", "|")) or any(word in low for word in _KEYWORDS)
+    if len(_MAYBE_SEEN) < 100_000:
+        _MAYBE_SEEN[line] = answer
+    return answer
+
+
 class _Collector:
     """Candidate values per fact, with the line each came from."""
 
@@ -159,17 +211,32 @@ def _same_version(a: str, b: str) -> bool:
     return long[: len(short)] == short
 
 
-def extract(lines: Sequence[str]) -> StatedFacts:
-    """The facts these lines state (pass pasted text through ``normalise`` first)."""
+def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
+    """The facts these lines state (pass pasted text through ``normalise`` first).
+
+    ``skip_plain`` skips lines that no pattern can match (tests turn it off to compare)."""
     found = _Collector()
     gpus: dict[int, tuple[str, str | None, int]] = {}
     unindexed: list[tuple[str, str | None, int]] = []
     found_index: int | None = None
     previous = ""
+    previous_maybe = False
     for index, line in enumerate(lines):
+        maybe = not skip_plain or _maybe(line)
+        if not maybe and not previous_maybe:
+            previous = line
+            continue
+        previous_maybe = maybe
         _versions(found, line, previous, index)
         _platform(found, line, previous, index)
         # GPUs
+        if "device" not in line and "pciBusID" not in line and "major:" not in line:
+            if line.startswith("|"):
+                row = _SMI_GPU.match(line)
+                if row and not row["name"].endswith("..."):
+                    _add_gpu(gpus, int(row["index"]), row["name"], None, index)
+            previous = line
+            continue
         device = _TF_DEVICE.search(line) or _XLA_DEVICE.search(line)
         if device:
             _add_gpu(gpus, int(device["index"]), device["name"].strip(), device["cc"], index)
@@ -270,42 +337,52 @@ def _found_device(line: str) -> tuple[str, str] | None:
 
 
 def _versions(found: _Collector, line: str, previous: str, index: int) -> None:
-    header = _SMI_HEADER.search(line)
-    if header:
-        found.add("driver_version", header["driver"], index)
-        if header["cuda"]:
-            found.add("cuda_driver_version", header["cuda"], index)
-    if line.startswith("Successfully installed "):
-        for installed in _PIP_INSTALLED.finditer(line):
-            found.add("tf_version", installed["v"], index)
-    for pattern in (_PIP_FREEZE, _PIP_LIST, _TF_VERSION_STATED):
-        match = pattern.search(line)
-        if match:
-            found.add("tf_version", match["v"], index)
-    version = _PIP_SHOW_VERSION.match(line)
-    if version and _PIP_SHOW_NAME.match(previous):
-        found.add("tf_version", version["v"], index)
-    quoted = _QUOTED_VERSION.match(line)
-    if quoted and _REPL_VERSION.match(previous):
-        found.add("tf_version", quoted["v"], index)
-    heading = _HEADING.match(previous)
-    bare = _BARE_VERSION.match(line)
-    if heading and bare:
-        what = heading["what"].lower()
-        if what.startswith("tensorflow") and bare["v"].count(".") >= 2:
-            found.add("tf_version", bare["v"], index)
-        elif what.startswith("python"):
-            found.add("python_version", bare["v"], index)
+    low = line.lower()  # each group of patterns only where its words are
+    if "nvidia-smi" in low:
+        header = _SMI_HEADER.search(line)
+        if header:
+            found.add("driver_version", header["driver"], index)
+            if header["cuda"]:
+                found.add("cuda_driver_version", header["cuda"], index)
+    if "tensorflow" in low:
+        if line.startswith("Successfully installed "):
+            for installed in _PIP_INSTALLED.finditer(line):
+                found.add("tf_version", installed["v"], index)
+        for pattern in (_PIP_FREEZE, _PIP_LIST, _TF_VERSION_STATED):
+            match = pattern.search(line)
+            if match:
+                found.add("tf_version", match["v"], index)
+    if previous:
+        version = _PIP_SHOW_VERSION.match(line)
+        if version and _PIP_SHOW_NAME.match(previous):
+            found.add("tf_version", version["v"], index)
+        quoted = _QUOTED_VERSION.match(line)
+        if quoted and _REPL_VERSION.match(previous):
+            found.add("tf_version", quoted["v"], index)
+        heading = _HEADING.match(previous)
+        bare = _BARE_VERSION.match(line) if heading else None
+        if heading and bare:
+            what = heading["what"].lower()
+            if what.startswith("tensorflow") and bare["v"].count(".") >= 2:
+                found.add("tf_version", bare["v"], index)
+            elif what.startswith("python"):
+                found.add("python_version", bare["v"], index)
 
-    for pattern in (_PY_BANNER, _PY_STATED, _PY_POSIX_PATH, _PY_PIP):
-        match = pattern.search(line)
+    if "python" in low or line.startswith("pip "):
+        for pattern in (_PY_BANNER, _PY_STATED, _PY_POSIX_PATH, _PY_PIP):
+            match = pattern.search(line)
+            if match:
+                found.add("python_version", match["v"], index)
+        match = _PY_WIN_PATH.search(line)
         if match:
-            found.add("python_version", match["v"], index)
-    for pattern in (_PY_WIN_PATH, _PY_WHEEL_TAG):
-        match = pattern.search(line)
+            found.add("python_version", f"{match['major']}.{match['minor']}", index)
+    if "-cp3" in line:
+        match = _PY_WHEEL_TAG.search(line)
         if match:
             found.add("python_version", f"{match['major']}.{match['minor']}", index)
 
+    if not any(w in low for w in ("cuda_version", "cudnn_version", "compiled with", "this url")):
+        return
     for pattern, fact in (
         (_BUILD_CUDA, "cuda_build_version"),
         (_SELFCHECK_CUDA, "cuda_build_version"),
@@ -341,16 +418,21 @@ def _platform(found: _Collector, line: str, previous: str, index: int) -> None:
     heading = _HEADING.match(previous)
     if heading and heading["what"].lower().startswith("os"):
         _stated_os(found, line, index)
-    if _OS_WINDOWS.search(line):
+    low = line.lower()  # each pattern only where its words are: these run on every line
+    if (":\\" in line or "win" in low or ".dll" in low) and _OS_WINDOWS.search(line):
         found.add("os", "Windows", index)
-    if _OS_LINUX.search(line):
+    if ("/lib" in line or "linux" in low or ".so" in line) and _OS_LINUX.search(line):
         found.add("os", "Linux", index)
-    if _OS_DARWIN.search(line):
+    if any(w in low for w in ("darwin", "macosx", "/library/", ".dylib")) and _OS_DARWIN.search(
+        line
+    ):
         found.add("os", "Darwin", index)
-    if _WSL.search(line):
+    if ("wsl" in low or "microsoft" in low) and _WSL.search(line):
         found.add("is_wsl", "True", index)
         if _WSL_IS_LINUX.search(line):
             found.add("os_wsl", "Linux", index)
+    if "cuda_visible_devices" not in low:
+        return
     for pattern in (_CVD_PY, _CVD_SHELL, _CVD_ENV_DUMP):
         match = pattern.search(line)
         if match:

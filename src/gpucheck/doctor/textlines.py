@@ -96,21 +96,28 @@ _SENTENCE_END = (".", ":", ";", "!", "?", ")", "]", '"', "'")
 
 
 def _clean(line: str) -> str:
-    line = line.translate(_TRANSLATE)
-    if "\x1b" in line:
-        line = _ANSI.sub("", line)
-    while "\x08" in line:
-        reduced = _BACKSPACE.sub("", line, count=1)
-        if reduced == line:
-            line = line.replace("\x08", "")
-            break
-        line = reduced
-    line = _CONTROL.sub("", line)
+    # The common case, a plain printable ASCII log line, skips the work (a 100,000-line log).
+    if not line.isascii():
+        line = line.translate(_TRANSLATE)
+    if not line.isprintable():
+        if "\x1b" in line:
+            line = _ANSI.sub("", line)
+        while "\x08" in line:
+            reduced = _BACKSPACE.sub("", line, count=1)
+            if reduced == line:
+                line = line.replace("\x08", "")
+                break
+            line = reduced
+        line = _CONTROL.sub("", line)
     if "&" in line and _ENTITY.search(line):
         line = html.unescape(line).translate(_TRANSLATE)
-    line = _CI_PREFIX.sub("", line, count=1)
-    line = _LINE_NUMBER.sub("", line, count=1)
-    return _QUOTE.sub("", line, count=1)
+    first = line[:1]
+    if first.isdigit() or first in ("[", " ", "\t"):
+        line = _CI_PREFIX.sub("", line, count=1)
+        line = _LINE_NUMBER.sub("", line, count=1)
+    if ">" in line[:8]:
+        line = _QUOTE.sub("", line, count=1)
+    return line
 
 
 def normalise(text: str) -> list[str]:

@@ -64,14 +64,22 @@ def render_explanation(result: Explanation, *, verbose: bool = False) -> Rendera
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")
-    shown = 0
+    # each distinct line once, with how often it came (a job log repeats itself)
+    counts: Counter[tuple[str, str]] = Counter((line.rule, line.text) for line in result.lines)
+    shown: set[tuple[str, str]] = set()
     quiet: Counter[tuple[str, str]] = Counter()
     for line in result.lines:
-        if line.kind in ("actionable",) or verbose:
-            table.add_row(Text(f"[{line.kind}]", style=_STYLE.get(line.kind, "")), text(line.text))
+        key = (line.rule, line.text)
+        if line.kind == "actionable" or verbose:
+            if key in shown:
+                continue
+            shown.add(key)
+            times = f"  (x{counts[key]})" if counts[key] > 1 else ""
+            table.add_row(
+                Text(f"[{line.kind}]", style=_STYLE.get(line.kind, "")), text(line.text + times)
+            )
             cause = f" ({line.cause})" if line.cause else ""
             table.add_row("", Text(f"-> {line.explanation}{cause}", style="muted"))
-            shown += 1
         else:
             quiet[(line.kind, line.explanation)] += 1
     if shown:
@@ -109,6 +117,20 @@ def explanation_to_data(result: Explanation) -> dict[str, Any]:
         "lines_read": result.read,
         "lines": [line.to_dict() for line in result.lines],
     }
+
+
+def explanation_to_json(result: Explanation) -> str:
+    """The JSON document, indented, with one compact line per explained line: readable, and fast
+    for a long job's log (json's indenting encoder is pure Python)."""
+    import json
+
+    data = explanation_to_data(result)
+    lines = data.pop("lines")
+    head = json.dumps(data, indent=2)
+    if not lines:
+        return head[:-2] + ',\n  "lines": []\n}\n'
+    body = ",\n".join("    " + json.dumps(line) for line in lines)
+    return head[:-2] + ',\n  "lines": [\n' + body + "\n  ]\n}\n"
 
 
 def explanation_to_markdown(result: Explanation) -> str:
