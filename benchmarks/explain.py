@@ -76,7 +76,9 @@ def main() -> int:
     for name, seconds in phases.items():
         print(f"{name:<34} {seconds:6.3f} s")
     ok = whole.median_s < 2.0
-    print(f"\n{'PASS' if ok else 'MISS'}  explain of {args.lines:,} lines < 2 s: {whole.median_s:.2f} s")
+    print(
+        f"\n{'PASS' if ok else 'MISS'}  explain of {args.lines:,} lines < 2 s: {whole.median_s:.2f} s"
+    )
     return 0 if ok else 1
 
 
