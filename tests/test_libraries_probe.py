@@ -110,3 +110,51 @@ def test_not_linux_is_recorded_not_searched() -> None:
     assert info.probed is False
     assert info.reason is not None
     assert "darwin" in info.reason
+
+
+CRASH_ON_LOAD = r"""
+#include <signal.h>
+__attribute__((constructor)) static void crash_on_load(void) { raise(SIGBUS); }
+"""
+
+
+def test_a_library_that_crashes_the_loader_is_named(tmp_path: Path) -> None:
+    # A real shared library whose load kills the process with SIGBUS, on LD_LIBRARY_PATH
+    # next to a good one: the one load test dies, each library is then loaded alone.
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the crashing library")
+    source = tmp_path / "crash.c"
+    source.write_text(CRASH_ON_LOAD)
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    import subprocess
+
+    subprocess.run(
+        [compiler, "-shared", "-fPIC", "-o", str(folder / "libcublas.so.12"), str(source)],
+        check=True,
+    )
+    shutil.copy(_real_shared_library(), folder / "libcufft.so.11")
+    info = probe_libraries(
+        InterpreterFacts("3.11.7", "/venv/bin/python", ()),
+        {"LD_LIBRARY_PATH": str(folder)},
+        ldconfig_output="",
+    )
+    by_name = {lib.name: lib for lib in info.libraries}
+    assert by_name["libcublas"].loadable is False
+    assert by_name["libcublas"].load_error == "loading it killed by SIGBUS"
+    assert by_name["libcufft"].loadable is True
+
+    from gpucheck.doctor import run_checks
+    from gpucheck.matrix import load_matrix
+    from tests.conftest import scenario
+
+    base = scenario("two-a100")
+    import dataclasses
+
+    snapshot = dataclasses.replace(base, libraries=info)
+    finding = run_checks(snapshot, load_matrix(), checks=["cuda_libraries"]).findings[0]
+    assert finding.cause == "library_crashes_loader"
+    assert str(folder / "libcublas.so.12") in finding.summary
+    assert finding.fix is not None
+    assert finding.fix.startswith(f"remove {folder} from LD_LIBRARY_PATH")

@@ -7,6 +7,7 @@ fix. A check reads the snapshot and the matrix only; it never reaches the hardwa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -503,6 +504,22 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if not libs.probed:
         return skip("cuda_libraries", f"not searched: {libs.reason}")
     by_name = {lib.name: lib for lib in libs.libraries}
+    crashing = [lib for lib in libs.libraries if lib.load_error and "killed by" in lib.load_error]
+    if crashing:
+        bad = crashing[0]
+        where = bad.locations[0] if bad.locations else None
+        how = (bad.load_error or "").removeprefix("loading it ")
+        return fail(
+            "cuda_libraries",
+            "library_crashes_loader",
+            f"loading {bad.loaded_path} {how}: it crashes every program that loads it, "
+            "TensorFlow included",
+            "\n".join(_describe(item) for item in crashing),
+            f"remove {os.path.dirname(where.path)} from LD_LIBRARY_PATH  # then reinstall the "
+            "library it came from"
+            if where and where.source == "ld_library_path"
+            else f"reinstall or remove {bad.loaded_path}",
+        )
     cuda_major = _major(facts.build_cuda(snapshot, matrix))
     problems = []
     for name in REQUIRED_LIBRARIES:

@@ -223,6 +223,9 @@ def _load_first(
             r["path"]: {"loadable": None, "error": f"load test not run: {exc}"} for r in requests
         }
     if result.returncode != 0:
+        if len(requests) > 1 and result.returncode is not None and result.returncode < 0:
+            # One library crashed the loader (SIGBUS, SIGSEGV): load each alone to name it.
+            return {r["path"]: _load_alone(r, timeout_s) for r in requests}
         why = f"the load test {describe_exit(result.returncode)}"
         return {r["path"]: {"loadable": None, "error": why} for r in requests}
     try:
@@ -232,3 +235,22 @@ def _load_first(
             r["path"]: {"loadable": None, "error": "the load test printed no result"}
             for r in requests
         }
+
+
+def _load_alone(request: dict[str, str], timeout_s: float) -> dict[str, object]:
+    try:
+        result = run_child(
+            [sys.executable, script("dlopen_probe")],
+            timeout_s=timeout_s,
+            stdin=json.dumps([request]),
+        )
+    except OSError as exc:
+        return {"loadable": None, "error": f"load test not run: {exc}"}
+    if result.returncode != 0:
+        # dlopen itself took the process down: this library crashes whatever loads it
+        return {"loadable": False, "error": f"loading it {describe_exit(result.returncode)}"}
+    try:
+        item: dict[str, object] = json.loads(result.stdout)[0]
+    except (ValueError, IndexError, KeyError):
+        return {"loadable": None, "error": "the load test printed no result"}
+    return item
