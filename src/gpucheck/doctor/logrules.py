@@ -378,6 +378,18 @@ RULES: tuple[Rule, ...] = (
         "not installed",
         "python/cpython: Python/dynload_shlib.c (dlerror text); glibc: dlfcn/dlerror.c",
     ),
+    _rule(
+        "tf_library_missing",
+        "actionable",
+        "tf_install_broken",
+        r"(?:ImportError|OSError|NotFoundError): \S*?(?P<lib>_pywrap_tensorflow\w*\.so|"
+        r"libtensorflow_framework\.so[.\d]*|libtensorflow_cc\.so[.\d]*): cannot open shared "
+        r"object file",
+        ("shared",),
+        "a shared library of TensorFlow itself is missing: the installation is broken (an "
+        "interrupted install, or two installs over each other); reinstall the same version",
+        "python/cpython: Python/dynload_shlib.c (dlerror text); glibc: dlfcn/dlerror.c",
+    ),
     # === TensorFlow's dlopen of CUDA libraries (dso_loader): no_gpu ============================
     _rule(
         "dlopen_libcuda",
