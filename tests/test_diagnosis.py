@@ -117,30 +117,18 @@ def test_a_requirement_names_its_cause_under_allow_cpu() -> None:
 
 
 def test_numpy_2_import_failure_gets_its_fix() -> None:
-    text = (REAL / "tf210-np2-py310_import-tensorflow.stderr").read_text()
-    snapshot = scenario("real-cpu-only-tf-2.21-no-driver")
-    tensorflow = dataclasses.replace(
-        snapshot.tensorflow,
-        installed=True,
-        version=None,
-        build_info=None,
-        is_built_with_cuda=None,
-        physical_devices=(),
-        logical_devices=(),
-        ops=(),
-        error="import tensorflow failed: TypeError: Unable to convert function return value to a Python type! The signature was\n\t() -> handle",
-        log=tuple(text.splitlines()),
-        returncode=0,
-    )
-    packages = dataclasses.replace(
-        snapshot.packages, tensorflow=(Distribution("tensorflow", "2.10.1"),), keras="2.10.0"
-    )
-    broken = dataclasses.replace(snapshot, tensorflow=tensorflow, packages=packages)
+    # a real recording: TensorFlow 2.10.1 with NumPy 2.2.6 (tests/data/snapshots/README.md)
+    broken = scenario("real-tf-2.10-numpy-2-py3.10")
+    assert broken.tensorflow.error is not None
     report = run_checks(broken, load_matrix(), allow_cpu=True)
     first = report.first_fix
     assert first is not None
     assert first.cause == "numpy_incompatible"
-    assert first.fix == 'pip install "numpy<2"  # this TensorFlow was built against NumPy 1.x'
+    python = broken.target.python_executable
+    assert (
+        first.fix
+        == f'{python} -m pip install "numpy<2"  # this TensorFlow was built against NumPy 1.x'
+    )
     imported = next(f for f in report.findings if f.check == "tf_import")
     assert imported.cause == "tf_import_failed"
     assert "because" in imported.summary
@@ -148,6 +136,8 @@ def test_numpy_2_import_failure_gets_its_fix() -> None:
     # the build is unknown, not CPU-only: the wheel says what it is
     build = next(f for f in report.findings if f.check == "tf_build")
     assert "tensorflow 2.10.1 wheel for Linux x86_64 is built with CUDA 11.2" in build.summary
+    libraries = next(f for f in report.findings if f.check == "cuda_libraries")
+    assert "not a CUDA build" not in libraries.summary
 
 
 def test_a_real_start_up_on_a_machine_without_gpu_has_nothing_actionable() -> None:

@@ -15,6 +15,15 @@ from tests.conftest import SCENARIO_NAMES, scenario
 # scenario -> (verdict, cause of the first thing to fix)
 EXPECTED: dict[str, tuple[str, str | None]] = {
     "real-cpu-only-tf-2.21-no-driver": ("fail", "no_nvidia_driver"),
+    # real recordings of real TensorFlow releases on this project's machine (no GPU, no driver;
+    # tests/data/snapshots/README.md says how each was made)
+    "real-tf-2.10-py3.10-no-driver": ("fail", "no_nvidia_driver"),
+    "real-tf-2.10-numpy-2-py3.10": ("fail", "numpy_incompatible"),
+    "real-tf-2.11-py3.7-no-driver": ("fail", "no_nvidia_driver"),
+    "real-tf-2.15-py3.11-no-driver": ("fail", "no_nvidia_driver"),
+    "real-tf-2.21-and-cuda-py3.11-no-driver": ("fail", "no_nvidia_driver"),
+    "real-tf-2.21-and-cuda-bad-pin-py3.11": ("fail", "no_nvidia_driver"),
+    "real-tensorflow-cpu-2.21-py3.11": ("fail", "tf_cpu_only_build"),
     "two-a100": ("ok", None),
     "tf-cpu-build": ("fail", "tf_cpu_only_build"),
     "gpu-hidden-by-cuda-visible-devices": ("fail", "gpu_hidden_by_env"),
@@ -56,6 +65,7 @@ DOCUMENTED_CAUSES = {
     "compute_capability_unsupported",
     "tf_sees_fewer_gpus",
     "gpu_busy",
+    "numpy_incompatible",
     "xla_libdevice_missing",
     "keras_mismatch",
 }
@@ -84,6 +94,53 @@ def test_verdict_and_first_fix(name: str) -> None:
             finding.status in (Status.OK, Status.SKIP)
         ) or finding.status is Status.INFO
         assert "\n" not in finding.summary
+
+
+# the same recordings on a CPU-only runner (--allow-cpu): (verdict, exit code, first cause)
+ALLOW_CPU: dict[str, tuple[str, int, str | None]] = {
+    "real-tf-2.10-py3.10-no-driver": ("warn", 0, "no_nvidia_driver"),
+    "real-tf-2.10-numpy-2-py3.10": ("fail", 1, "numpy_incompatible"),
+    "real-tf-2.11-py3.7-no-driver": ("warn", 0, "no_nvidia_driver"),
+    "real-tf-2.15-py3.11-no-driver": ("warn", 0, "no_nvidia_driver"),
+    "real-tf-2.21-and-cuda-py3.11-no-driver": ("warn", 0, "no_nvidia_driver"),
+    "real-tf-2.21-and-cuda-bad-pin-py3.11": ("warn", 0, "no_nvidia_driver"),
+    "real-tensorflow-cpu-2.21-py3.11": ("warn", 0, "no_nvidia_driver"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALLOW_CPU))
+def test_real_recordings_on_a_cpu_only_runner(name: str) -> None:
+    verdict, code, cause = ALLOW_CPU[name]
+    report = run_checks(scenario(name), load_matrix(), allow_cpu=True)
+    assert (report.verdict.value, report.exit_code) == (verdict, code)
+    first = report.first_fix
+    assert (first.cause if first else None) == cause
+    if name == "real-tensorflow-cpu-2.21-py3.11":
+        install = next(f for f in report.findings if f.check == "tf_install")
+        assert install.status is Status.INFO  # a CPU-only build is what a CPU runner asks for
+
+
+def test_real_recordings_read_the_target_not_gpucheck() -> None:
+    for name, python, tf in (
+        ("real-tf-2.10-py3.10-no-driver", "3.10.", "2.10.1"),
+        ("real-tf-2.11-py3.7-no-driver", "3.7.", "2.11.0"),
+        ("real-tf-2.15-py3.11-no-driver", "3.11.", "2.15.1"),
+    ):
+        snapshot = scenario(name)
+        assert (snapshot.system.python_version or "").startswith(python)
+        assert [d.version for d in snapshot.packages.tensorflow] == [tf]
+        assert snapshot.tensorflow.version == tf
+        assert snapshot.target.chosen_by == "python_flag"
+        assert snapshot.target.kind == "venv"
+        report = run_checks(snapshot, load_matrix())
+        checked = next(f for f in report.findings if f.check == "python")
+        assert f"TensorFlow {tf} " in checked.summary  # the installed release, not the row's
+    pins = run_checks(scenario("real-tf-2.21-and-cuda-bad-pin-py3.11"), load_matrix())
+    wheels = next(f for f in pins.findings if f.check == "cuda_wheels")
+    assert wheels.cause == "and_cuda_pins_unmet"
+    assert "nvidia-cuda-runtime-cu12 12.4.127 does not satisfy" in wheels.summary
+    assert wheels.fix is not None
+    assert 'pip install "nvidia-cuda-runtime-cu12<13.0,>=12.5.82"' in wheels.fix
 
 
 def test_no_driver_says_tensorflow_runs_on_the_cpu() -> None:

@@ -284,7 +284,13 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"Last log lines:\n{log_tail}",
         )
     if tf.error:
-        return fail("tf_import", "tf_import_failed", tf.error, f"Last log lines:\n{log_tail}")
+        first, _, rest = tf.error.partition("\n")
+        return fail(
+            "tf_import",
+            "tf_import_failed",
+            first.strip(),
+            (rest.strip() + "\n" if rest.strip() else "") + f"Last log lines:\n{log_tail}",
+        )
     return ok("tf_import", f"TensorFlow {tf.version} imports in {tf.import_seconds or 0:.1f} s")
 
 

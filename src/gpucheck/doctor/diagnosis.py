@@ -384,6 +384,8 @@ def _merge(causes: list[Cause], symptoms: list[Cause]) -> list[Cause]:
 
 
 def _lower_first(text: str) -> str:
-    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+    """ "The driver ..." -> "the driver ..."; names keep their case ("NumPy", "TensorFlow")."""
+    word = text.split(" ", 1)[0]
+    if len(word) > 1 and word[0].isupper() and word[1:].islower():
         return text[0].lower() + text[1:]
     return text
