@@ -60,7 +60,7 @@ def test_every_rule_has_an_example_and_every_example_an_origin() -> None:
     covered = Counter(example["rule"] for example in EXAMPLES)
     assert set(covered) == set(RULES), sorted(set(RULES) ^ set(covered))
     for example in EXAMPLES:
-        assert re.match(r"(corpus|issue|source): \S", example["origin"]), example
+        assert re.match(r"(run|issue|source): \S", example["origin"]), example
         if example["origin"].startswith("issue: "):
             assert example["origin"].startswith("issue: https://github.com/"), example
 
@@ -92,14 +92,14 @@ def test_a_message_pasted_without_its_prefix_still_matches(example: dict[str, An
 @pytest.mark.parametrize(
     ("line", "severity", "location", "message"),
     [
-        # classic TensorFlow logger (corpus: tf210-py310/probe.stderr)
+        # classic TensorFlow logger (run: tf210-py310/probe.stderr)
         (
             "2026-11-23 15:22:40.429400: W tensorflow/stream_executor/cuda/cuda_driver.cc:263] failed call to cuInit: UNKNOWN ERROR (303)",
             "W",
             "tensorflow/stream_executor/cuda/cuda_driver.cc:263",
             "failed call to cuInit: UNKNOWN ERROR (303)",
         ),
-        # abseil, TF 2.17+ (corpus: tf221-py311/probe.stderr)
+        # abseil, TF 2.17+ (run: tf221-py311/probe.stderr)
         (
             "E0000 00:00:1795447628.245707   17476 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
             "E",
@@ -115,14 +115,14 @@ def test_a_message_pasted_without_its_prefix_still_matches(example: dict[str, An
         ),
         # Python logging (issue: https://github.com/tensorflow/models/issues/7983)
         ("INFO:tensorflow:Running local_init_op.", "I", None, "Running local_init_op."),
-        # pip's tag (corpus: pip-py39-tf221/pip-install.stderr)
+        # pip's tag (run: pip-py39-tf221/pip-install.stderr)
         (
             "ERROR: No matching distribution found for tensorflow==2.21.*",
             "E",
             None,
             "No matching distribution found for tensorflow==2.21.*",
         ),
-        # no prefix: a continuation line (corpus: tf210-py310/probe.stderr)
+        # no prefix: a continuation line (run: tf210-py310/probe.stderr)
         (
             "To enable them in other operations, rebuild TensorFlow with the appropriate compiler flags.",
             None,

@@ -1,7 +1,7 @@
 """textfacts.extract(): what pasted text states about the machine, and nothing it does not.
 
 Every input is real: quoted from the public issue named next to it, or read from a recording
-of this project's machine (tests/data/logs/real, /work/corpus).
+of this project's machine (tests/data/logs/real and its README.md).
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def test_cuda_visible_devices() -> None:
 
 
 def test_a_real_environment_from_this_machine() -> None:
-    # corpus: tf210-py310 (pip freeze, pip --version, python -V) and tf221-andcuda-py311 (build info)
+    # run: tf210-py310 (pip-freeze, pip-version, python-V) and tf221-andcuda-py311 (probe.stdout)
     lines = (REAL / "tf210-py310_pip-freeze.stdout").read_text().splitlines()
     lines += [
         "pip 23.0.1 from /work/corpus/envs/tf210-py310/lib/python3.10/site-packages/pip (python 3.10)",
@@ -188,7 +188,7 @@ def test_a_real_environment_from_this_machine() -> None:
 
 
 def test_contradictions_give_no_fact() -> None:
-    # two environments pasted together (corpus: tf210-py310 and tf215-py311 pip freeze)
+    # two environments pasted together (run: tf210-py310 and tf215-py311 pip-freeze.stdout)
     facts = extract(["tensorflow==2.10.1", "tensorflow==2.15.1"])
     assert facts.tf_version is None
     # pip's "different python version" names a TensorFlow version, not a Python version
@@ -206,7 +206,11 @@ def test_skipping_plain_lines_changes_no_answer() -> None:
     # every real text in the repository: recordings, and the examples of every log rule
     import yaml
 
-    texts = [path.read_text(encoding="utf-8", errors="replace") for path in sorted(REAL.iterdir())]
+    texts = [
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in sorted(REAL.iterdir())
+        if path.is_file()
+    ]
     examples = yaml.safe_load((DATA / "logs" / "examples.yaml").read_text(encoding="utf-8"))
     texts.append("\n".join(str(item["line"]) for item in examples))
     assert len(texts) > 10

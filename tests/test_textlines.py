@@ -79,7 +79,7 @@ e if a warning log message was printed above.
 
 
 def test_what_is_never_joined() -> None:
-    # TensorFlow's own two-line messages stay two lines (corpus: tf215-py311/probe.stderr)
+    # TensorFlow's own two-line messages stay two lines (run: tf215-py311/probe.stderr)
     recorded = (REAL / "tf215-py311_probe.stderr").read_text()
     assert normalise(recorded) == [line for line in recorded.splitlines() if line.strip()]
     # an exception line re-wrapped by e-mail: not a log line, left alone
@@ -122,7 +122,7 @@ def test_a_log_line_rewrapped_at_a_space_is_joined_with_a_space() -> None:
 
 
 def test_keras_progress_bars_with_carriage_returns_backspaces_and_colours() -> None:
-    # corpus: tf221-py311/fit-dense.stdout, byte for byte (\r, \b and ANSI escapes as printed)
+    # run: tf221-py311/fit-dense.stdout, byte for byte (\r, \b and ANSI escapes as printed)
     raw = (REAL / "tf221-py311_fit-dense.stdout").read_bytes().decode()
     assert "\x1b[" in raw
     assert "\b" in raw
@@ -133,7 +133,7 @@ def test_keras_progress_bars_with_carriage_returns_backspaces_and_colours() -> N
 
 
 def test_ci_timestamps_and_editor_line_numbers() -> None:
-    # A real line (corpus: tf221-andcuda-py311/probe.stderr) behind the prefixes GitHub Actions'
+    # A real line (run: tf221-andcuda-py311/probe.stderr) behind the prefixes GitHub Actions'
     # raw logs and a numbered editor or pastebin add.
     line = (
         "E0000 00:00:1795447581.342101   13750 cuda_platform.cc:52] failed call to cuInit: "

@@ -58,8 +58,8 @@ def _rule(
 
 
 # --- where the wording lives, by release --------------------------------------------------------
-# Paths are those TensorFlow's own log prefix shows; the releases are those of a real run in
-# /work/corpus (2.10, 2.11, 2.13, 2.15, 2.21) or of a public report that names its version.
+# Paths are those TensorFlow's own log prefix shows; the releases are those of the recordings in
+# tests/data/logs/real (2.10, 2.11, 2.13, 2.15, 2.21) or of a public report that names its version.
 
 _DSO_LOADER = (
     "tensorflow/tensorflow: tensorflow/stream_executor/platform/default/dso_loader.cc (2.0-2.10), "
