@@ -189,3 +189,34 @@ def test_every_cause_a_log_can_show_has_a_layer_and_a_fix() -> None:
             continue
         assert rule.cause in DEPTH or rule.cause in SYMPTOMS, rule.id
         assert rule.cause in REMEDIES, (rule.id, rule.cause)
+
+
+def _example(rule: str) -> str:
+    """A real line of this rule, from tests/data/logs/examples.yaml (each with its origin)."""
+    import yaml
+
+    examples = yaml.safe_load((DATA / "logs" / "examples.yaml").read_text(encoding="utf-8"))
+    return next(str(item["line"]) for item in examples if item["rule"] == rule)
+
+
+def test_a_snapshot_without_nvml_still_reads_the_gpu_from_the_log() -> None:
+    # a report replayed without nvidia-smi: NVML unknown, TensorFlow's log found a GPU and then
+    # could not load cuDNN. The driver works; cuDNN is the cause.
+    log = (_example("found_device"), _example("dlopen_cudnn"), CANNOT_DLOPEN)
+    snapshot = _tf_sees_no_gpu(log)
+    snapshot = dataclasses.replace(
+        snapshot,
+        nvml=dataclasses.replace(
+            snapshot.nvml, available=False, error="not recorded", gpus=(), driver_version=None
+        ),
+    )
+    report = run_checks(snapshot, load_matrix())
+    first = report.first_fix
+    assert first is not None
+    assert first.cause == "cudnn_missing"
+    driver = next(f for f in report.findings if f.check == "nvidia_driver")
+    assert driver.status is Status.INFO
+    assert "the driver works" in driver.summary
+    symptom = next(f for f in report.findings if f.check == "tf_gpus")
+    assert symptom.cause == "tf_sees_fewer_gpus"
+    assert "because" in symptom.summary

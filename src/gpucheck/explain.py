@@ -33,30 +33,6 @@ from gpucheck.snapshot import (
 
 SOURCE = "the text"
 
-GPU_PRESENT_RULES = frozenset(
-    {
-        "gpu_libs_missing",
-        "cc_ignored",
-        "ptx_jit",
-        "no_kernel_image",
-        "created_device",
-        "found_device",
-        "device_properties",
-        "adding_visible_gpus",
-        "device_interconnect",
-        "gpu_busy",
-        "oom",
-        "driver_insufficient",
-        "cudnn_init_failed",
-        "cudnn_version_mismatch",
-        "cuinit_unknown",
-        "nvml_version_mismatch",
-        "driver_dso_mismatch",
-    }
-)
-"""Lines TensorFlow or the driver print only where an NVIDIA GPU exists: with one of them, lines
-that are normal on a CPU-only machine (libcudart did not load) become evidence."""
-
 
 @dataclass(frozen=True)
 class ExplainedLine:
@@ -102,7 +78,7 @@ def explain(text: str, matrix: Matrix) -> Explanation:
         cuda_visible_devices=stated.cuda_visible_devices,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or any(
-        line.rule is not None and line.rule.id in GPU_PRESENT_RULES for line in classified
+        line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
     )
     explained = tuple(
         ExplainedLine(

@@ -357,6 +357,15 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"{len(nvml.gpus)} GPU{'s' if len(nvml.gpus) != 1 else ''}: {names}",
         )
     cpu_note = "TensorFlow will run on the CPU."
+    seen = facts.tf_gpus(snapshot)
+    if seen or logscan.shows_working_driver(snapshot.tensorflow.log):
+        # TensorFlow reached the GPU through CUDA: the driver works, NVML alone did not answer
+        how = f"TensorFlow uses {len(seen)} GPU(s)" if seen else "TensorFlow's log shows a GPU"
+        return info(
+            "nvidia_driver",
+            f"NVML did not answer ({nvml.error_code or nvml.error}), but {how}: the driver works",
+            f"NVML: {nvml.error}",
+        )
     if nvml.error_code == "lib_rm_version_mismatch":
         return fail(
             "nvidia_driver",
@@ -716,12 +725,20 @@ def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if not visible:
         if seen:
             return ok("tf_gpus", f"TensorFlow sees {len(seen)} GPU(s)")
+        if not snapshot.nvml.gpus and logscan.shows_gpu(snapshot.tensorflow.log):
+            return fail(
+                "tf_gpus",
+                "tf_sees_fewer_gpus",
+                "TensorFlow's log shows a GPU, but TensorFlow created no GPU device",
+                "The driver did not list the GPU to gpucheck; TensorFlow's own log did.",
+                "fix the cause below; `gpucheck doctor --verbose` shows the evidence",
+            )
         return skip("tf_gpus", "no GPU is visible to compare with")
     if len(seen) >= len(visible):
         return ok("tf_gpus", f"TensorFlow sees all {len(visible)} visible GPU(s)")
     reasons = [
         f"{line.rule.explanation}: {line.message}"
-        for line in logscan.classify(snapshot.tensorflow.log)
+        for line in logscan.classify_cached(snapshot.tensorflow.log)
         if line.rule and line.rule.kind in ("actionable", "no_gpu")
     ]
     details = (
@@ -748,7 +765,7 @@ def xla(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return skip("xla", "no GPU or not a CUDA build")
     log_says = [
         line
-        for line in logscan.classify(snapshot.tensorflow.log)
+        for line in logscan.classify_cached(snapshot.tensorflow.log)
         if line.rule and line.rule.cause in ("xla_libdevice_missing", "xla_ptxas_missing")
     ]
     libdevice, ptxas = snapshot.libraries.libdevice, snapshot.libraries.ptxas
@@ -880,8 +897,8 @@ def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
 def tf_log(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if not snapshot.tensorflow.log:
         return skip("tf_log", "no log captured")
-    expect_gpu = bool(snapshot.nvml.gpus)
-    lines = logscan.classify(snapshot.tensorflow.log)
+    expect_gpu = facts.gpu_expected(snapshot)
+    lines = logscan.classify_cached(snapshot.tensorflow.log)
     actionable = [
         line
         for line in lines

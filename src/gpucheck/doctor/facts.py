@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from gpucheck._numbers import is_whole_number
+from gpucheck.doctor import logscan
 from gpucheck.matrix import Matrix, TfRelease, version_at_least
 from gpucheck.snapshot import Distribution, NvmlGpu, NvmlInfo, Snapshot
 
@@ -222,9 +223,11 @@ def gpu_usable(snapshot: Snapshot) -> bool:
 def gpu_expected(snapshot: Snapshot) -> bool:
     """This machine has an NVIDIA GPU (the driver lists one, or another framework used one), so
     a line saying TensorFlow found none is a problem, not the expected state of a CPU machine."""
-    if snapshot.nvml.gpus:
+    if snapshot.nvml.gpus or tf_gpus(snapshot):
         return True
-    return any(f.gpu_usable for f in snapshot.frameworks.frameworks)
+    if any(f.gpu_usable for f in snapshot.frameworks.frameworks):
+        return True
+    return logscan.shows_gpu(snapshot.tensorflow.log)
 
 
 def driver_floor(snapshot: Snapshot, matrix: Matrix, cuda: str) -> tuple[str | None, str | None]:

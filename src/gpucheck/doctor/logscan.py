@@ -138,3 +138,67 @@ def classify(lines: Iterable[str]) -> list[LogLine]:
         else:
             out.append(LogLine(line, severity, message, RULES[hit[0]], location, hit[1]))
     return out
+
+
+GPU_PRESENT: frozenset[str] = frozenset(
+    {
+        "gpu_libs_missing",
+        "cc_ignored",
+        "ptx_jit",
+        "no_kernel_image",
+        "created_device",
+        "found_device",
+        "device_properties",
+        "adding_visible_gpus",
+        "device_interconnect",
+        "gpu_busy",
+        "oom",
+        "driver_insufficient",
+        "cudnn_init_failed",
+        "cudnn_version_mismatch",
+        "cuinit_unknown",
+        "nvml_version_mismatch",
+        "driver_dso_mismatch",
+    }
+)
+"""Rules whose lines TensorFlow or the driver print only where an NVIDIA GPU exists (a device
+found, skipped or out of memory): with one of them, lines that are normal on a CPU-only machine
+(libcudart did not load) become evidence."""
+
+
+@lru_cache(maxsize=256)
+def _classified(lines: tuple[str, ...]) -> tuple[LogLine, ...]:
+    return tuple(classify(lines))
+
+
+def classify_cached(lines: tuple[str, ...]) -> tuple[LogLine, ...]:
+    """:func:`classify` for a snapshot's log, which several checks read."""
+    return _classified(lines)
+
+
+def shows_gpu(lines: tuple[str, ...]) -> bool:
+    """The log has a line that only a machine with an NVIDIA GPU prints."""
+    return any(line.rule is not None and line.rule.id in GPU_PRESENT for line in _classified(lines))
+
+
+DRIVER_WORKS: frozenset[str] = frozenset(
+    {
+        "found_device",
+        "device_properties",
+        "created_device",
+        "gpu_libs_missing",
+        "cc_ignored",
+        "adding_visible_gpus",
+        "device_interconnect",
+        "ptx_jit",
+        "oom",
+    }
+)
+"""Of :data:`GPU_PRESENT`, the lines printed only after CUDA initialised and enumerated the GPU:
+the driver works, whatever NVML says."""
+
+
+def shows_working_driver(lines: tuple[str, ...]) -> bool:
+    return any(
+        line.rule is not None and line.rule.id in DRIVER_WORKS for line in _classified(lines)
+    )
