@@ -90,6 +90,12 @@ def doctor(
         ),
     ] = None,
     redact: RedactOption = False,
+    no_tf: Annotated[
+        bool,
+        typer.Option(
+            "--no-tf", help="Judge without importing TensorFlow (fast triage; says what it skips)."
+        ),
+    ] = False,
     junit: Annotated[
         str | None,
         typer.Option(
@@ -133,7 +139,7 @@ def doctor(
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         matrix_future = pool.submit(load_matrix, matrix_file)
-        snapshot = snapshot_for(ctx, source, python, timeout, tf=True, redact=redact)
+        snapshot = snapshot_for(ctx, source, python, timeout, tf=not no_tf, redact=redact)
         matrix = matrix_future.result()
     report = run_checks(
         snapshot,
@@ -150,7 +156,10 @@ def doctor(
     if fmt == "json":
         meta = {"created_at": snapshot.created_at, "gpucheck_version": snapshot.gpucheck_version}
         sys.stdout.write(
-            json.dumps(render.report_to_data(report, snapshot_meta=meta), indent=2) + "\n"
+            json.dumps(
+                render.report_to_data(report, snapshot_meta=meta, node=snapshot.node), indent=2
+            )
+            + "\n"
         )
     elif fmt == "markdown":
         sys.stdout.write(

@@ -73,7 +73,12 @@ def run_checks(
         findings += check_requirements(
             snapshot, matrix, requirements
         )  # demanded: never softened by --allow-cpu
-    return Report(findings=tuple(findings), strict=strict, gpu_usable=usable)
+    return Report(
+        findings=tuple(findings),
+        strict=strict,
+        gpu_usable=usable,
+        notes=facts.not_checked(snapshot),
+    )
 
 
 def diagnose(

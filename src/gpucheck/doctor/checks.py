@@ -260,6 +260,12 @@ def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     cuda = facts.build_cuda(snapshot, matrix) or "?"
     cudnn = facts.build_cudnn(snapshot, matrix) or "?"
+    if not snapshot.tensorflow.probed:
+        return info(
+            "tf_build",
+            f"not imported (--no-tf): TensorFlow {facts.tf_version(snapshot)}'s Linux wheel is "
+            f"built with CUDA {cuda} and cuDNN {cudnn} (compat_matrix.yaml)",
+        )
     return ok("tf_build", f"built with CUDA {cuda} and cuDNN {cudnn}")
 
 
@@ -745,6 +751,13 @@ def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
         f"{op.device} {op.seconds * 1e3:.1f} ms" for op in gpu_ops if op.seconds is not None
     )
     return ok("gpu_matmul", f"{len(gpu_ops)} GPU(s) computed the same product as the CPU", timings)
+
+
+@check("tf_config", "TF_CONFIG describes a multi-worker cluster this host belongs to")
+def tf_config(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    from gpucheck.doctor.multiworker import judge_tf_config
+
+    return judge_tf_config(snapshot)
 
 
 @check("tf_log", "TensorFlow's start-up log")

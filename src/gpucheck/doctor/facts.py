@@ -45,7 +45,39 @@ def is_cuda_build(snapshot: Snapshot) -> bool | None:
     names = {d.name for d in snapshot.packages.tensorflow}
     if names and names <= CPU_ONLY_DISTRIBUTIONS | PLUGIN_DISTRIBUTIONS:
         return False
+    if not snapshot.tensorflow.probed and wheel_is_cuda_build(snapshot):
+        return True
     return None
+
+
+CUDA_WHEEL_DISTRIBUTIONS = frozenset({"tensorflow", "tensorflow-gpu", "tf-nightly"})
+"""Distributions whose Linux x86_64 wheels are built with CUDA (TensorFlow 2.1 and later)."""
+
+
+def wheel_is_cuda_build(snapshot: Snapshot) -> bool:
+    """Without TensorFlow's import (``--no-tf``): the installed wheel is one TensorFlow publishes
+    with CUDA, so its CUDA and cuDNN are those of the release's row in the matrix."""
+    main = {d.name for d in main_distributions(snapshot)}
+    system = snapshot.system
+    return (
+        len(main) == 1
+        and main <= CUDA_WHEEL_DISTRIBUTIONS
+        and system.os == "Linux"
+        and system.arch in ("x86_64", "AMD64")
+    )
+
+
+def not_checked(snapshot: Snapshot) -> tuple[str, ...]:
+    """What a report could not judge because TensorFlow was not imported (``--no-tf``)."""
+    tf = snapshot.tensorflow
+    if tf.probed or not main_distributions(snapshot):
+        return ()
+    return (
+        "TensorFlow was not imported (--no-tf), so its import, the devices it creates (tf_gpus), "
+        "a computation on each GPU (gpu_matmul) and its log (tf_log) were not checked; its CUDA "
+        "and cuDNN are those compat_matrix.yaml lists for its version, and GPU requirements "
+        "count the GPUs visible to CUDA.",
+    )
 
 
 def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:

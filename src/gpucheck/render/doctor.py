@@ -8,8 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpucheck._codec import to_data
 from gpucheck.doctor import Report, Status
 from gpucheck.render.format import text
+from gpucheck.snapshot import NodeInfo
 
 MARKS = {
     Status.OK: ("ok", "ok"),
@@ -23,6 +25,7 @@ REPORT_SCHEMA_VERSION = 1
 
 def render_report(report: Report, *, verbose: bool = False) -> RenderableType:
     parts: list[RenderableType] = [_verdict(report)]
+    parts += [Text(f"note: {note}", style="muted") for note in report.notes]
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(no_wrap=True, style="muted")
@@ -67,11 +70,17 @@ def _verdict(report: Report) -> RenderableType:
     return Group(*lines)
 
 
-def report_to_data(report: Report, *, snapshot_meta: dict[str, Any]) -> dict[str, Any]:
+def report_to_data(
+    report: Report, *, snapshot_meta: dict[str, Any], node: NodeInfo | None = None
+) -> dict[str, Any]:
+    """The JSON report; ``node`` (which machine, as the snapshot names it) lets ``gpucheck fleet``
+    read a set of reports."""
     first = report.first_fix
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         **snapshot_meta,
+        "node": to_data(node) if node is not None else None,
+        "notes": list(report.notes),
         "verdict": report.verdict.value,
         "exit_code": report.exit_code,
         "gpu_usable": report.gpu_usable,
@@ -84,6 +93,7 @@ def report_to_markdown(report: Report, *, title: str) -> str:
     """A report to paste into a GitHub issue: verdict, a table of checks, details folded."""
     first = report.first_fix
     lines = [f"### {title}", "", f"**Verdict: {report.verdict.value.upper()}**"]
+    lines += [f"- note: {note}" for note in report.notes]
     if first:
         lines.append(f"- first problem: {first.summary} (`{first.cause}`)")
         if first.fix:
