@@ -106,7 +106,7 @@ def redact_text(text: str, pairs: list[tuple[str, str]] | None = None) -> str:
     return UUID.sub(lambda m: f"{m.group(1)}-<redacted>", text)
 
 
-def _node_pairs(node: NodeInfo, key: PseudonymKey) -> list[tuple[str, str]]:
+def node_pairs(node: NodeInfo, key: PseudonymKey) -> list[tuple[str, str]]:
     """The node's own names (its host name, the SLURM node, the Kubernetes node and pod), each
     with its pseudonym: they also appear inside paths and log lines."""
     if node.pseudonym_key is not None:
@@ -122,16 +122,19 @@ def _node_pairs(node: NodeInfo, key: PseudonymKey) -> list[tuple[str, str]]:
     return pairs
 
 
+def identity_pairs(node: NodeInfo, key: PseudonymKey) -> list[tuple[str, str]]:
+    """(value, mask) for the node's names and this machine's host, user and home, longest
+    first ("gpu001.cluster" before "gpu001")."""
+    pairs = [*node_pairs(node, key), *_identity()]
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
 def redact(snapshot: Snapshot, key: PseudonymKey | None = None) -> Snapshot:
     """The snapshot with every identifying value masked; an already redacted node keeps its
     pseudonyms."""
     key = key or pseudonym_key()
-    node_pairs = _node_pairs(snapshot.node, key)
-    pairs = sorted(
-        [*node_pairs, *_identity()], key=lambda pair: len(pair[0]), reverse=True
-    )  # longest first: "gpu001.cluster" before "gpu001"
-    if node_pairs or snapshot.node.pseudonym_key is None:
-        snapshot = dataclasses.replace(snapshot, node=_redact_node(snapshot.node, key))
+    pairs = identity_pairs(snapshot.node, key)
+    snapshot = dataclasses.replace(snapshot, node=redact_node(snapshot.node, key))
     data = snapshot.to_dict()
     env = data["system"]["env"]
     for name, value in env.items():
@@ -156,7 +159,7 @@ def redact(snapshot: Snapshot, key: PseudonymKey | None = None) -> Snapshot:
     return Snapshot.from_dict(json.loads(json.dumps(redacted)))
 
 
-def _redact_node(node: NodeInfo, key: PseudonymKey) -> NodeInfo:
+def redact_node(node: NodeInfo, key: PseudonymKey) -> NodeInfo:
     if node.pseudonym_key is not None:
         return node
     labels = {
