@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gpucheck.doctor import Requirements, run_checks
 from gpucheck.doctor import facts as doctor_facts
@@ -194,12 +195,19 @@ def _prepare(item: NodeInput, key: object) -> NodeInput:
     from gpucheck.redact import PseudonymKey, identity_pairs, redact, redact_node, redact_text
 
     assert isinstance(key, PseudonymKey)
+    node = _node_of(item)
+    pairs = identity_pairs(node, key) if node is not None else None
+    if not item.source.startswith("ray node "):
+        # The file is often named after the node (srun's %N): its name becomes the pseudonym.
+        path = Path(item.source)
+        stem, dot, ext = path.name.rpartition(".")
+        renamed = f"{key.pseudonym(stem)}.{ext}" if dot else key.pseudonym(path.name)
+        item = replace(item, source=redact_text(str(path.with_name(renamed)), pairs))
     if item.snapshot is not None:
         return replace(item, snapshot=redact(item.snapshot, key))
     report = item.report
     if report is None:
         return item
-    pairs = identity_pairs(report.node, key) if report.node else None
 
     def mask(finding: Finding) -> Finding:
         return Finding(
@@ -255,9 +263,7 @@ def _unique_names(items: Sequence[NodeInput]) -> list[str]:
     out: list[str] = []
     for name, item in zip(names, items):
         if seen[name] > 1:
-            node = _node_of(item)
-            ray_id = node.labels.get("RAY_NODE_ID") if node else None
-            tag = ray_id[:8] if ray_id else item.source.rsplit("/", 1)[-1].removesuffix(".json")
+            tag = item.tag or item.source.rsplit("/", 1)[-1].removesuffix(".json")
             name = f"{name}/{tag}"
         out.append(name)
     repeated = Counter(out)

@@ -43,7 +43,9 @@ class NodeInput:
     no_answer: bool = False
     """The node did not answer (``fleet --ray``), as opposed to an unreadable file."""
     name_hint: str | None = None
-    """A name to use when the node records none (the Ray node's address)."""
+    """A name to use when the node records none (the Ray node's host name)."""
+    tag: str | None = None
+    """Tells two nodes of one name apart (the Ray node id's first characters)."""
 
 
 def expand(paths: Sequence[str]) -> tuple[list[Path], list[NodeInput]]:
