@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -368,3 +369,13 @@ def test_no_tf_finds_a_missing_driver(run_cli: Any) -> None:
     assert isinstance(data, dict)
     assert data["first_fix"]["cause"] == "no_nvidia_driver"
     assert result.exit_code == 1
+
+
+def test_fleet_ray_without_ray_is_a_clear_error(
+    run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails, as without the extra
+    result = run_cli(["fleet", "--ray"])
+    assert result.exit_code == 2
+    assert "Ray is not installed" in result.stderr
+    assert "gpucheck[ray]" in result.stderr

@@ -60,14 +60,14 @@ def _cluster(value: object) -> tuple[dict[str, list[str]] | None, str | None]:
     if not isinstance(value, dict) or not value:
         return None, "'cluster' is not a non-empty mapping of job names to address lists"
     cluster: dict[str, list[str]] = {}
-    for job, addresses in value.items():
+    for job, given in value.items():
+        addresses = given
         # TensorFlow's ClusterSpec also takes {index: address} mappings for sparse jobs.
-        if isinstance(addresses, dict):
+        if isinstance(given, dict):
             try:
-                ordered = [addresses[k] for k in sorted(addresses, key=int)]
+                addresses = [given[k] for k in sorted(given, key=int)]
             except (TypeError, ValueError):
                 return None, f"job {job!r} maps non-integer task indices to addresses"
-            addresses = ordered
         if not isinstance(addresses, list) or not all(isinstance(a, str) and a for a in addresses):
             return None, f"job {job!r} is not a list of 'host:port' addresses"
         cluster[str(job)] = addresses
@@ -112,8 +112,8 @@ def _is_ip(text: str) -> bool:
 
 def _normalise(names: Iterable[str]) -> set[str]:
     out = {"localhost", "127.0.0.1", "::1"}
-    for name in names:
-        name = name.strip().lower()
+    for given in names:
+        name = given.strip().lower()
         if name:
             out.add(name)
             if not _is_ip(name):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gpucheck.doctor import Requirements, run_checks
 from gpucheck.doctor import facts as doctor_facts
-from gpucheck.doctor.findings import Finding, Status
+from gpucheck.doctor.findings import Finding
 from gpucheck.doctor.multiworker import fleet_findings
 from gpucheck.fleet.hostlist import compact, natural_key
 from gpucheck.fleet.inputs import NodeInput, read_inputs
@@ -153,12 +153,14 @@ def judge_fleet(
     prepared = [_prepare(item, key) for item in inputs]
     names = _unique_names(prepared)
     snapshots = {
-        name: item.snapshot for name, item in zip(names, prepared) if item.snapshot is not None
+        name: item.snapshot
+        for name, item in zip(names, prepared, strict=True)
+        if item.snapshot is not None
     }
     extra = fleet_findings(snapshots)
     results = [
         _judge(name, item, matrix, requirements, allow_cpu, strict, extra.get(name))
-        for name, item in zip(names, prepared)
+        for name, item in zip(names, prepared, strict=True)
     ]
     results.sort(key=lambda r: natural_key(r.name))
     notes: list[str] = []
@@ -261,14 +263,13 @@ def _unique_names(items: Sequence[NodeInput]) -> list[str]:
     names = [_base_name(item) for item in items]
     seen = Counter(names)
     out: list[str] = []
-    for name, item in zip(names, items):
-        if seen[name] > 1:
-            tag = item.tag or item.source.rsplit("/", 1)[-1].removesuffix(".json")
-            name = f"{name}/{tag}"
-        out.append(name)
+    for name, item in zip(names, items, strict=True):
+        tag = item.tag or item.source.rsplit("/", 1)[-1].removesuffix(".json")
+        out.append(f"{name}/{tag}" if seen[name] > 1 else name)
     repeated = Counter(out)
     return [
-        f"{name}/{item.source}" if repeated[name] > 1 else name for name, item in zip(out, items)
+        f"{name}/{item.source}" if repeated[name] > 1 else name
+        for name, item in zip(out, items, strict=True)
     ]
 
 
@@ -362,12 +363,9 @@ def _free(snapshot: Snapshot) -> tuple[int, int] | None:
 def _groups(results: Sequence[NodeResult]) -> tuple[Group, ...]:
     buckets: dict[tuple[str, str | None, str | None, str | None], list[NodeResult]] = {}
     for node in results:
+        key: tuple[str, str | None, str | None, str | None] = (node.status, None, None, None)
         if node.status in ("fail", "warn") and node.first is not None:
             key = (node.status, node.first.cause, node.first.check, node.first.fix)
-        elif node.status in (NO_ANSWER, UNREADABLE):
-            key = (node.status, None, None, None)
-        else:
-            key = (node.status, None, None, None)
         buckets.setdefault(key, []).append(node)
     groups = []
     for (status, cause, check, fix), members in buckets.items():

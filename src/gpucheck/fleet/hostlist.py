@@ -31,10 +31,10 @@ def compact(names: Iterable[str]) -> str:
         width = len(digits) if digits.startswith("0") and len(digits) > 1 else 0
         groups.setdefault((prefix, width), set()).add(int(digits))
     # An unpadded number can still have a padded width's length (gpu100 beside gpu001-gpu099).
-    for (prefix, width), numbers in list(groups.items()):
+    for prefix, width in list(groups):
         if width and (prefix, 0) in groups:
             fits = {n for n in groups[(prefix, 0)] if len(str(n)) == width}
-            numbers |= fits
+            groups[(prefix, width)] |= fits
             groups[(prefix, 0)] -= fits
             if not groups[(prefix, 0)]:
                 del groups[(prefix, 0)]

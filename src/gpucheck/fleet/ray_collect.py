@@ -12,6 +12,7 @@ node must have gpucheck installed in the Python Ray runs there (``pip install gp
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -63,7 +64,7 @@ def collect_from_ray(
             ray.init(
                 address=address or os.environ.get("RAY_ADDRESS") or "auto",
                 log_to_driver=False,
-                logging_level="ERROR",
+                logging_level=logging.ERROR,
             )
         except (ConnectionError, ValueError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
