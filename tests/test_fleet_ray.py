@@ -8,19 +8,20 @@ gpucheck must report that node as not answering, and judge the others.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree
 
 import pytest
 
-ray = pytest.importorskip(
-    "ray", reason="Ray is not installed: pip install -e '.[ray]' to test gpucheck fleet --ray"
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="Ray is not installed: pip install -e '.[ray]' to test gpucheck fleet --ray",
 )
 
 HANG = """
@@ -28,25 +29,51 @@ import sys, time
 if any("default_worker" in arg for arg in sys.argv):  # Ray's worker processes only
     time.sleep(3600)
 """
+# The cluster lives in its own process: importing Ray puts its vendored packages on sys.path,
+# which would change what the other tests see of this environment.
+CLUSTER = """
+import sys
+from ray.cluster_utils import Cluster
+
+cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+cluster.add_node(num_cpus=1)
+cluster.add_node(num_cpus=1, env_vars={"PYTHONPATH": sys.argv[1]})
+cluster.wait_for_nodes()
+print(cluster.address, flush=True)
+sys.stdin.read()  # until the test closes stdin
+cluster.shutdown()
+"""
 NODE_TIMEOUT_S = 20
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from ray.cluster_utils import Cluster
-
+def cluster_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     hang = tmp_path_factory.mktemp("hang")
     (hang / "sitecustomize.py").write_text(HANG)
-    cluster: Any = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
-    cluster.add_node(num_cpus=1)
-    cluster.add_node(num_cpus=1, env_vars={"PYTHONPATH": str(hang)})
-    cluster.wait_for_nodes()
-    yield cluster
-    cluster.shutdown()
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLUSTER, str(hang)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        address = process.stdout.readline().strip()
+        assert address, "the Ray cluster did not start"
+        yield address
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stdout.close()
 
 
 def test_fleet_ray_probes_every_node_and_reports_the_silent_one(
-    cluster: Any, tmp_path: Path
+    cluster_address: str, tmp_path: Path
 ) -> None:
     junit = tmp_path / "fleet.xml"
     # A subprocess, as a user runs it: the CLI connects to the cluster's address itself.
@@ -57,7 +84,7 @@ def test_fleet_ray_probes_every_node_and_reports_the_silent_one(
             "gpucheck",
             "fleet",
             "--ray",
-            cluster.address,
+            cluster_address,
             "--no-tf",
             "--node-timeout",
             str(NODE_TIMEOUT_S),
