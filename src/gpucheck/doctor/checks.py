@@ -7,6 +7,7 @@ fix. A check reads the snapshot and the matrix only; it never reaches the hardwa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -407,18 +408,31 @@ def _library_problem(lib: LibraryInfo, want_major: str | None) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)  # a fleet's nodes share their pins: parse each once
+def _pin(line: str) -> Requirement | None:
+    try:
+        return Requirement(line)
+    except InvalidRequirement:
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pin_met(line: str, have: str) -> bool:
+    requirement = _pin(line)
+    return requirement is None or requirement.specifier.contains(have, prereleases=True)
+
+
 def _unmet_pins(snapshot: Snapshot) -> list[str]:
     installed = {d.name: d.version for d in snapshot.packages.nvidia}
     unmet = []
     for line in snapshot.packages.and_cuda_requirements:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
+        requirement = _pin(line)
+        if requirement is None:
             continue
         have = installed.get(requirement.name)
         if have is None:
             unmet.append(f"{requirement.name} not installed (wants {requirement.specifier})")
-        elif not requirement.specifier.contains(have, prereleases=True):
+        elif not _pin_met(line, have):
             unmet.append(f"{requirement.name} {have} does not satisfy {requirement.specifier}")
     return unmet
 
