@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpucheck.doctor import Requirements, run_checks
 from gpucheck.doctor import facts as doctor_facts
@@ -27,6 +28,9 @@ from gpucheck.fleet.hostlist import compact, natural_key
 from gpucheck.fleet.inputs import NodeInput, read_inputs
 from gpucheck.matrix import Matrix
 from gpucheck.snapshot import NodeInfo, Snapshot
+
+if TYPE_CHECKING:
+    from gpucheck.redact import PseudonymKey
 
 __all__ = [
     "ATTRIBUTES",
@@ -189,14 +193,15 @@ def judge_fleet(
     )
 
 
-def _prepare(item: NodeInput, key: object) -> NodeInput:
+def _prepare(item: NodeInput, key: PseudonymKey | None) -> NodeInput:
+    """With ``--redact``: the node's names, in its snapshot or report and in its file's name,
+    become pseudonyms before anything is judged or shown."""
     if key is None:
         return item
     from dataclasses import replace
 
-    from gpucheck.redact import PseudonymKey, identity_pairs, redact, redact_node, redact_text
+    from gpucheck.redact import identity_pairs, redact, redact_node, redact_text
 
-    assert isinstance(key, PseudonymKey)
     node = _node_of(item)
     pairs = identity_pairs(node, key) if node is not None else None
     if not item.source.startswith("ray node "):
