@@ -149,6 +149,8 @@ def test_gpucheck_makes_no_network_calls(tmp_path: Path) -> None:
         ["doctor", "--from", str(SNAPSHOTS / "two-a100.json"), "--json"],
         ["matrix", "--recommend", "--from", str(SNAPSHOTS / "driver-too-old.json")],
         ["configure-memory", "--growth", "--emit", "env"],
+        ["fleet", str(SNAPSHOTS), "--redact", "--json"],
+        ["doctor", "--no-tf", "--json"],
     ]
     for args in runs:
         result = subprocess.run(

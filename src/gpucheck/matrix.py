@@ -53,7 +53,7 @@ class TfRelease:
     source: tuple[str, ...]
     notes: str | None = None
 
-    @property
+    @functools.cached_property  # asked for by every check of every node of a fleet
     def minor(self) -> tuple[int, int]:
         v = Version(self.version)
         return (v.major, v.minor)

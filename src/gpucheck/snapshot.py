@@ -39,13 +39,42 @@ ENV_VARS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
+class TfConfigInfo:
+    """What ``TF_CONFIG`` says about multi-worker training, as facts that survive ``--redact``.
+
+    ``--redact`` masks the value itself (it lists the cluster's addresses); these facts keep what
+    the ``tf_config`` check and ``gpucheck fleet`` need, and no address."""
+
+    error: str | None = None
+    """Why the value is not a JSON object ("not JSON: Expecting value at column 1"), else ``None``."""
+    cluster: dict[str, int] = field(default_factory=dict)
+    """Each job of the cluster spec and its number of tasks (``{"chief": 1, "worker": 3}``)."""
+    cluster_problem: str | None = None
+    """What is wrong with the ``cluster`` key's shape (missing, not a mapping of address lists)."""
+    task_type: str | None = None
+    task_index: int | None = None
+    task_problem: str | None = None
+    """What is wrong with the ``task`` key's shape (missing, a non-integer index)."""
+    this_host_tasks: tuple[str, ...] | None = None
+    """The tasks (``"worker:0"``) whose address names this host (its host name or one of its own
+    IP addresses); ``None`` when that could not be told (no host name recorded)."""
+    cluster_fingerprint: str | None = None
+    """A hash of the cluster spec (keyed with ``--redact``): equal on nodes of one cluster."""
+
+
+@dataclass(frozen=True)
 class NodeInfo:
     """Which machine this is, as an operator of many nodes names it."""
 
     hostname: str | None
-    """``socket.gethostname()``; ``None`` when not recorded."""
+    """``socket.gethostname()``; ``None`` when not recorded. With ``--redact`` a pseudonym."""
     labels: dict[str, str] = field(default_factory=dict)
     """What the scheduler calls this node and job (SLURM, Kubernetes), from the environment."""
+    pseudonym_key: str | None = None
+    """With ``--redact``: the id of the key that made ``hostname`` (and the host-naming labels) a
+    pseudonym; nodes redacted with the same key are comparable. ``None``: the real names."""
+    tf_config: TfConfigInfo | None = None
+    """``TF_CONFIG`` read as facts; ``None`` when it is not set (or was not recorded)."""
 
 
 @dataclass(frozen=True)

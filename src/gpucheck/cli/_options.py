@@ -116,3 +116,41 @@ def write_file(path: str, content: str) -> None:
         raise GpucheckError(
             f"cannot write {path!r}: {exc.strerror}", reference="output-unwritable"
         ) from None
+
+
+# Requirements as `gpucheck fleet` takes them (the same flags and words as doctor's).
+RequireGpuOption = Annotated[
+    bool, typer.Option("--require-gpu", help="Fail a node unless TensorFlow can use a GPU.")
+]
+MinGpusOption = Annotated[
+    int | None,
+    typer.Option(
+        "--min-gpus", metavar="N", min=1, help="Fail a node unless TensorFlow can use N GPUs."
+    ),
+]
+MinCapabilityOption = Annotated[
+    str | None,
+    typer.Option(
+        "--min-compute-capability", metavar="X.Y", help="Fail a node with a visible GPU below X.Y."
+    ),
+]
+MinFreeMemoryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--min-free-memory",
+        metavar="SIZE",
+        help="Fail a node with a visible GPU with less free memory (8GiB).",
+    ),
+]
+ExpectTfOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-tf", metavar="PATTERN", help='Fail unless TensorFlow matches ("2.16.*").'
+    ),
+]
+ExpectCudaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-cuda", metavar="PATTERN", help='Fail unless TensorFlow\'s CUDA matches ("12.*").'
+    ),
+]

@@ -97,13 +97,13 @@ def doctor(
             help="Also read this log of the failing program as evidence (repeatable; - for stdin).",
         ),
     ] = None,
+    redact: RedactOption = False,
     no_tf: Annotated[
         bool,
         typer.Option(
-            "--no-tf", help="Skip TensorFlow's import: judge the rest in under a second (triage)."
+            "--no-tf", help="Judge without importing TensorFlow (fast triage; says what it skips)."
         ),
     ] = False,
-    redact: RedactOption = False,
     junit: Annotated[
         str | None,
         typer.Option(
@@ -173,7 +173,10 @@ def doctor(
             "target": to_data(snapshot.target),
         }
         sys.stdout.write(
-            json.dumps(render.report_to_data(report, snapshot_meta=meta), indent=2) + "\n"
+            json.dumps(
+                render.report_to_data(report, snapshot_meta=meta, node=snapshot.node), indent=2
+            )
+            + "\n"
         )
     elif fmt == "markdown":
         sys.stdout.write(

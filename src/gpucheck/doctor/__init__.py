@@ -79,7 +79,13 @@ def run_checks(
         _log_sources(snapshot, logs), gpu_expected=facts.gpu_expected(snapshot), known=known
     )
     result = diagnosis.diagnose(findings, evidence, fix_for=remedies.fix_for(known, matrix))
-    return Report(findings=result.findings, strict=strict, gpu_usable=usable, causes=result.causes)
+    return Report(
+        findings=result.findings,
+        strict=strict,
+        gpu_usable=usable,
+        causes=result.causes,
+        notes=facts.not_checked(snapshot),
+    )
 
 
 def _log_sources(

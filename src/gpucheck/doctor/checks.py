@@ -7,6 +7,7 @@ fix. A check reads the snapshot and the matrix only; it never reaches the hardwa
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -330,6 +331,12 @@ def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     cuda = facts.build_cuda(snapshot, matrix) or "?"
     cudnn = facts.build_cudnn(snapshot, matrix) or "?"
+    if not snapshot.tensorflow.probed:
+        return info(
+            "tf_build",
+            f"not imported (--no-tf): TensorFlow {facts.tf_version(snapshot)}'s Linux wheel is "
+            f"built with CUDA {cuda} and cuDNN {cudnn} (compat_matrix.yaml)",
+        )
     return ok("tf_build", f"built with CUDA {cuda} and cuDNN {cudnn}")
 
 
@@ -480,20 +487,33 @@ def _library_problem(lib: LibraryInfo, want_major: str | None) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)  # a fleet's nodes share their pins: parse each once
+def _pin(line: str) -> Requirement | None:
+    try:
+        return Requirement(line)
+    except InvalidRequirement:
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pin_met(line: str, have: str) -> bool:
+    requirement = _pin(line)
+    return requirement is None or requirement.specifier.contains(have, prereleases=True)
+
+
 def _unmet_pins(snapshot: Snapshot) -> tuple[list[str], list[str]]:
     """(what is wrong, the requirement that fixes it) for each and-cuda pin not satisfied."""
     installed = {d.name: d.version for d in snapshot.packages.nvidia}
     unmet: list[str] = []
     wanted: list[str] = []
     for line in snapshot.packages.and_cuda_requirements:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
+        requirement = _pin(line)
+        if requirement is None:
             continue
         have = installed.get(requirement.name)
         if have is None:
             unmet.append(f"{requirement.name} not installed (wants {requirement.specifier})")
-        elif not requirement.specifier.contains(have, prereleases=True):
+        elif not _pin_met(line, have):
             unmet.append(f"{requirement.name} {have} does not satisfy {requirement.specifier}")
         else:
             continue
@@ -891,6 +911,13 @@ def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
         f"{op.device} {op.seconds * 1e3:.1f} ms" for op in gpu_ops if op.seconds is not None
     )
     return ok("gpu_matmul", f"{len(gpu_ops)} GPU(s) computed the same product as the CPU", timings)
+
+
+@check("tf_config", "TF_CONFIG describes a multi-worker cluster this host belongs to")
+def tf_config(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    from gpucheck.doctor.multiworker import judge_tf_config
+
+    return judge_tf_config(snapshot)
 
 
 @check("tf_log", "TensorFlow's start-up log")

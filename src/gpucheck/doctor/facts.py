@@ -105,6 +105,19 @@ def _build_version(value: object) -> str | None:
     return windows_build_version(value)
 
 
+def not_checked(snapshot: Snapshot) -> tuple[str, ...]:
+    """What a report could not judge because TensorFlow was not imported (``--no-tf``)."""
+    tf = snapshot.tensorflow
+    if tf.probed or not main_distributions(snapshot):
+        return ()
+    return (
+        "TensorFlow was not imported (--no-tf), so its import, the devices it creates (tf_gpus), "
+        "a computation on each GPU (gpu_matmul) and its log (tf_log) were not checked; its CUDA "
+        "and cuDNN are those compat_matrix.yaml lists for its version, and GPU requirements "
+        "count the GPUs visible to CUDA.",
+    )
+
+
 def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:
     """The CUDA version TensorFlow was built with ("12.5.1" from build_info, else the matrix)."""
     value = _build_version(build_value(snapshot, "cuda_version"))

@@ -115,20 +115,22 @@ class Requirements:
 
 def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) -> list[Finding]:
     out: list[Finding] = []
-    usable = facts.tf_gpus(snapshot) if facts.gpu_usable(snapshot) else []
+    usable: list[object] = list(facts.tf_gpus(snapshot)) if facts.gpu_usable(snapshot) else []
     visible, _ = facts.visible_gpus(snapshot)
+    who, none = "TensorFlow can use", "TensorFlow cannot use any"
+    if not snapshot.tensorflow.probed:  # --no-tf: the GPUs CUDA would show TensorFlow
+        usable = list(visible)
+        who, none = "CUDA shows", "CUDA shows none (TensorFlow not imported)"
     if req.require_gpu or req.min_gpus:
         need = max(req.min_gpus or 1, 1)
         if len(usable) >= need:
-            out.append(
-                ok("require_gpus", f"TensorFlow can use {len(usable)} GPU(s) (required: {need})")
-            )
+            out.append(ok("require_gpus", f"{who} {len(usable)} GPU(s) (required: {need})"))
         elif not usable:
             out.append(
                 fail(
                     "require_gpus",
                     "gpu_required",
-                    "a GPU is required and TensorFlow cannot use any",
+                    f"a GPU is required and {none}",
                     fix="gpucheck doctor --verbose  # the failing checks above say why",
                 )
             )
@@ -137,7 +139,7 @@ def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) ->
                 fail(
                     "require_gpus",
                     "too_few_gpus",
-                    f"{need} GPUs required, TensorFlow can use {len(usable)}",
+                    f"{need} GPUs required, {who} {len(usable)}",
                 )
             )
     if req.min_compute_capability:

@@ -1,4 +1,5 @@
-"""Which machine this is: its host name and what the scheduler calls it (facts only)."""
+"""Which machine this is: its host name, what the scheduler calls it, and its TF_CONFIG role
+(facts only)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import socket
 from collections.abc import Mapping
 
 from gpucheck.snapshot import NodeInfo
+from gpucheck.tfconfig import local_addresses, read_tf_config
 
 NODE_VARIABLES: tuple[str, ...] = (
     # SLURM (srun/sbatch set these in every task's environment)
@@ -22,8 +24,13 @@ NODE_VARIABLES: tuple[str, ...] = (
     "NODE_NAME",
     "POD_NAME",
     "POD_NAMESPACE",
+    # Ray: `gpucheck fleet --ray` sets it for the task it pins to each node.
+    "RAY_NODE_ID",
 )
 """Environment variables that name a node or job to an operator."""
+
+HOST_NAMING_LABELS: frozenset[str] = frozenset({"SLURMD_NODENAME", "NODE_NAME", "POD_NAME"})
+"""The labels whose value is a host or pod name: ``--redact`` turns them into pseudonyms."""
 
 
 def probe_node(environ: Mapping[str, str] | None = None) -> NodeInfo:
@@ -33,4 +40,9 @@ def probe_node(environ: Mapping[str, str] | None = None) -> NodeInfo:
     except OSError:
         hostname = None
     labels = {name: environ[name] for name in NODE_VARIABLES if environ.get(name)}
-    return NodeInfo(hostname=hostname, labels=labels)
+    tf_config = None
+    value = environ.get("TF_CONFIG")
+    if value:
+        names = [hostname, *local_addresses()] if hostname else None
+        tf_config = read_tf_config(value, [n for n in names or [] if n] if names else None)
+    return NodeInfo(hostname=hostname, labels=labels, tf_config=tf_config)

@@ -8,8 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpucheck._codec import to_data
 from gpucheck.doctor import Report, Status
 from gpucheck.render.format import text
+from gpucheck.snapshot import NodeInfo
 
 MARKS = {
     Status.OK: ("ok", "ok"),
@@ -29,6 +31,7 @@ def render_report(
     parts: list[RenderableType] = [render_verdict(report)]
     if header is not None:
         parts.append(header)
+    parts += [Text(f"note: {note}", style="muted") for note in report.notes]
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(no_wrap=True, style="muted")
@@ -92,11 +95,17 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     return Group(*lines)
 
 
-def report_to_data(report: Report, *, snapshot_meta: dict[str, Any]) -> dict[str, Any]:
+def report_to_data(
+    report: Report, *, snapshot_meta: dict[str, Any], node: NodeInfo | None = None
+) -> dict[str, Any]:
+    """The JSON report; ``node`` (which machine, as the snapshot names it) lets ``gpucheck fleet``
+    read a set of reports."""
     first = report.first_fix
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         **snapshot_meta,
+        "node": to_data(node) if node is not None else None,
+        "notes": list(report.notes),
         "verdict": report.verdict.value,
         "exit_code": report.exit_code,
         "gpu_usable": report.gpu_usable,
@@ -113,6 +122,7 @@ def report_to_markdown(report: Report, *, title: str, subtitle: str | None = Non
     if subtitle:
         lines += [f"_{subtitle}_", ""]
     lines.append(f"**Verdict: {report.verdict.value.upper()}**")
+    lines += [f"- note: {note}" for note in report.notes]
     if first:
         lines.append(f"- first problem: {first.summary} (`{first.cause}`)")
         if first.fix:

@@ -744,7 +744,9 @@ def main() -> None:
     real = load_snapshot(REAL)
     # The recording names its venv with --python; the scenarios picture a user working in an
     # activated environment (fixes then say plain `pip`, as that user would type them).
-    base = replace(real, target=replace(real.target, chosen_by="virtual_env"))
+    base = dataclasses.replace(
+        real, target=dataclasses.replace(real.target, chosen_by="virtual_env")
+    )
     for name, build in SCENARIOS.items():
         snapshot = build(base)
         (HERE / f"{name}.json").write_text(snapshot.to_json() + "\n", encoding="utf-8")

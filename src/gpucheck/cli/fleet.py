@@ -1,0 +1,156 @@
+"""`gpucheck fleet`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from gpucheck.cli._options import (
+    ExpectCudaOption,
+    ExpectTfOption,
+    JsonOption,
+    MatrixOption,
+    MinCapabilityOption,
+    MinFreeMemoryOption,
+    MinGpusOption,
+    RedactOption,
+    RequireGpuOption,
+    progress,
+    write_file,
+)
+from gpucheck.errors import GpucheckError
+
+
+def fleet(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="PATH...",
+            help="`gpucheck detect --json` snapshots or `gpucheck doctor --json` reports: files, "
+            "directories (their *.json) or glob patterns. With --ray: the cluster's address "
+            "(default: RAY_ADDRESS, else the local cluster).",
+            show_default=False,
+        ),
+    ] = None,
+    json_output: JsonOption = False,
+    output_format: Annotated[
+        str,
+        typer.Option("--format", metavar="FORMAT", help="text, json or markdown."),
+    ] = "text",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show every attribute, also those all agree on.")
+    ] = False,
+    junit: Annotated[
+        str | None,
+        typer.Option(
+            "--junit", metavar="FILE", help="Also write a JUnit XML report (one testcase per node)."
+        ),
+    ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Collect the snapshots from every alive node of a Ray cluster (pip install "
+            "'gpucheck[ray]'), then judge them here.",
+        ),
+    ] = False,
+    node_timeout: Annotated[
+        float,
+        typer.Option(
+            "--node-timeout",
+            min=1.0,
+            metavar="SECONDS",
+            help="With --ray: a node that has not answered by then is reported as such.",
+        ),
+    ] = 180.0,
+    no_tf: Annotated[
+        bool,
+        typer.Option("--no-tf", help="With --ray: probe without importing TensorFlow (fast)."),
+    ] = False,
+    allow_cpu: Annotated[
+        bool, typer.Option("--allow-cpu", help="No usable GPU is a warning, not a failure.")
+    ] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+    require_gpu: RequireGpuOption = False,
+    min_gpus: MinGpusOption = None,
+    min_compute_capability: MinCapabilityOption = None,
+    min_free_memory: MinFreeMemoryOption = None,
+    expect_tf: ExpectTfOption = None,
+    expect_cuda: ExpectCudaOption = None,
+    matrix_file: MatrixOption = None,
+    redact: RedactOption = False,
+) -> int:
+    """Judge many nodes at once: nodes per verdict, grouped by first cause with the fix, the odd ones out. Exit 0: every node passes; 1: a node fails; 2: bad input (an unreadable file)."""
+    from gpucheck.__about__ import __version__
+    from gpucheck.doctor.requirements import Requirements
+    from gpucheck.fleet import judge_fleet, read_inputs
+    from gpucheck.matrix import load_matrix
+
+    fmt = "json" if json_output else output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise GpucheckError(
+            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
+        )
+    requirements = Requirements.from_flags(
+        require_gpu=require_gpu,
+        min_gpus=min_gpus,
+        min_compute_capability=min_compute_capability,
+        min_free_memory=min_free_memory,
+        expect_tf=expect_tf,
+        expect_cuda=expect_cuda,
+    )
+    matrix = load_matrix(matrix_file)
+    if ray:
+        if paths and len(paths) > 1:
+            raise GpucheckError(
+                "--ray takes one cluster address, not paths",
+                reference="usage",
+                hint="gpucheck fleet --ray [ADDRESS]",
+            )
+        from gpucheck.fleet.ray_collect import collect_from_ray
+
+        with progress(True) as say:
+            inputs = collect_from_ray(
+                paths[0] if paths else None,
+                node_timeout_s=node_timeout,
+                include_tensorflow=not no_tf,
+                progress=say,
+            )
+    else:
+        if not paths:
+            raise GpucheckError(
+                "no snapshots given",
+                reference="usage",
+                hint="gpucheck fleet DIR  # of `gpucheck detect --json` files, or --ray",
+            )
+        inputs = read_inputs(paths)
+    if not inputs:
+        raise GpucheckError("no node to judge", reference="fleet-empty")
+    report = judge_fleet(
+        inputs,
+        matrix,
+        requirements=requirements if requirements.any else None,
+        allow_cpu=allow_cpu,
+        strict=strict,
+        redact=redact,
+    )
+    from gpucheck.render import fleet as render
+
+    if junit is not None:
+        write_file(junit, render.fleet_to_junit(report))
+    for node in report.nodes:
+        if node.origin == "unreadable":
+            sys.stderr.write(f"gpucheck: error: {node.source}: {node.problem}\n")
+    if fmt == "json":
+        data = render.fleet_to_data(report, gpucheck_version=__version__)
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    elif fmt == "markdown":
+        sys.stdout.write(render.fleet_to_markdown(report, title=f"gpucheck fleet ({__version__})"))
+    else:
+        from gpucheck.render.console import make_console
+
+        make_console().print(render.render_fleet(report, verbose=verbose))
+    return report.exit_code
