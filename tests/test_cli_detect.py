@@ -42,13 +42,17 @@ def test_help_imports_neither_tensorflow_nor_nvml() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", [[], ["detect"], ["doctor"], ["matrix"], ["configure-memory"], ["bench"]]
+    "command",
+    [[], ["detect"], ["doctor"], ["explain"], ["fleet"], ["matrix"], ["configure-memory"], ["bench"]],
 )
 def test_help_shows_no_value_placeholder_on_flags(run_cli: Any, command: list[str]) -> None:
     result = run_cli([*command, "--help"])
     assert result.exit_code == 0
     assert "Usage: gpucheck" in result.stdout
     assert "<bool>" not in result.stdout
+    assert "<str>" not in result.stdout
+    assert "<list" not in result.stdout
+    assert "[[" not in result.stdout.splitlines()[0]
     assert "--help" in result.stdout
 
 

@@ -14,11 +14,7 @@ from gpucheck.errors import GpucheckError
 def explain(
     source: Annotated[
         str,
-        typer.Argument(
-            metavar="[FILE | -]",
-            help="A log file, or - (the default) for standard input.",
-            show_default=False,
-        ),
+        typer.Argument(metavar="FILE", show_default=False, hidden=True),
     ] = "-",
     json_output: JsonOption = False,
     output_format: Annotated[
@@ -30,7 +26,7 @@ def explain(
     ] = False,
     matrix_file: MatrixOption = None,
 ) -> int:
-    """Explain a log or pasted report: every recognised line, the ranked causes, the fix. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
+    """Explain a log or pasted report (FILE, or - for standard input, the default): every recognised line, the ranked causes, the fix. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
     from gpucheck._textfile import read_text
     from gpucheck.explain import explain as explain_text
     from gpucheck.matrix import load_matrix

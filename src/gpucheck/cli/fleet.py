@@ -27,13 +27,7 @@ from gpucheck.errors import GpucheckError
 def fleet(
     paths: Annotated[
         list[str] | None,
-        typer.Argument(
-            metavar="PATH...",
-            help="`gpucheck detect --json` snapshots or `gpucheck doctor --json` reports: files, "
-            "directories (their *.json) or glob patterns. With --ray: the cluster's address "
-            "(default: RAY_ADDRESS, else the local cluster).",
-            show_default=False,
-        ),
+        typer.Argument(metavar="PATH", show_default=False, hidden=True),
     ] = None,
     json_output: JsonOption = False,
     output_format: Annotated[
@@ -83,7 +77,7 @@ def fleet(
     matrix_file: MatrixOption = None,
     redact: RedactOption = False,
 ) -> int:
-    """Judge many nodes at once: nodes per verdict, grouped by first cause with the fix, the odd ones out. Exit 0: every node passes; 1: a node fails; 2: bad input (an unreadable file)."""
+    """Judge many nodes at once: nodes per verdict, grouped by first cause with the fix, the odd ones out. PATH: `gpucheck detect --json` snapshots or `gpucheck doctor --json` reports (files, directories of *.json, glob patterns); with --ray, the cluster's address (default: RAY_ADDRESS, else the local cluster). Exit 0: every node passes; 1: a node fails; 2: bad input (an unreadable file)."""
     from gpucheck.__about__ import __version__
     from gpucheck.doctor.requirements import Requirements
     from gpucheck.fleet import judge_fleet, read_inputs
