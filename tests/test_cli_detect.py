@@ -43,7 +43,16 @@ def test_help_imports_neither_tensorflow_nor_nvml() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [[], ["detect"], ["doctor"], ["explain"], ["fleet"], ["matrix"], ["configure-memory"], ["bench"]],
+    [
+        [],
+        ["detect"],
+        ["doctor"],
+        ["explain"],
+        ["fleet"],
+        ["matrix"],
+        ["configure-memory"],
+        ["bench"],
+    ],
 )
 def test_help_shows_no_value_placeholder_on_flags(run_cli: Any, command: list[str]) -> None:
     result = run_cli([*command, "--help"])

@@ -220,3 +220,29 @@ def test_a_snapshot_without_nvml_still_reads_the_gpu_from_the_log() -> None:
     symptom = next(f for f in report.findings if f.check == "tf_gpus")
     assert symptom.cause == "tf_sees_fewer_gpus"
     assert "because" in symptom.summary
+
+
+def test_another_framework_on_the_gpu_clears_the_driver() -> None:
+    from gpucheck.snapshot import FrameworkInfo, FrameworksInfo
+
+    torch = FrameworkInfo(
+        "torch", "2.13.0", cuda_version="12.1", gpu_usable=True, devices=("cuda:0 NVIDIA A100",)
+    )
+    snapshot = _tf_sees_no_gpu((LIBCUDART_MISSING, CANNOT_DLOPEN))
+    snapshot = dataclasses.replace(
+        snapshot,
+        frameworks=FrameworksInfo(probed=True, frameworks=(torch,)),
+        nvml=dataclasses.replace(
+            snapshot.nvml, available=False, error="NVML Shared Library Not Found", gpus=()
+        ),
+    )
+    report = run_checks(snapshot, load_matrix())
+    driver = next(f for f in report.findings if f.check == "nvidia_driver")
+    assert driver.status is Status.INFO  # PyTorch used the GPU: no false "no driver"
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "cuda_libs_missing"
+    symptom = next(f for f in report.findings if f.check == "tf_gpus")
+    assert symptom.summary.startswith(
+        "PyTorch 2.13.0 (CUDA 12.1) uses the GPU here, so the driver works: "
+    )
+    assert "because libcudart.so.11.0 did not load" in symptom.summary

@@ -78,7 +78,12 @@ def run_checks(
     evidence = diagnosis.classify_evidence(
         _log_sources(snapshot, logs), gpu_expected=facts.gpu_expected(snapshot), known=known
     )
-    result = diagnosis.diagnose(findings, evidence, fix_for=remedies.fix_for(known, matrix))
+    result = diagnosis.diagnose(
+        findings,
+        evidence,
+        fix_for=remedies.fix_for(known, matrix),
+        witnesses=diagnosis.witness_names(snapshot.frameworks.frameworks),
+    )
     return Report(
         findings=result.findings,
         strict=strict,

@@ -365,9 +365,16 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     cpu_note = "TensorFlow will run on the CPU."
     seen = facts.tf_gpus(snapshot)
-    if seen or logscan.shows_working_driver(snapshot.tensorflow.log):
-        # TensorFlow reached the GPU through CUDA: the driver works, NVML alone did not answer
-        how = f"TensorFlow uses {len(seen)} GPU(s)" if seen else "TensorFlow's log shows a GPU"
+    others = [f for f in snapshot.frameworks.frameworks if f.gpu_usable]
+    if seen or others or logscan.shows_working_driver(snapshot.tensorflow.log):
+        # CUDA reached the GPU (TensorFlow, or PyTorch/JAX): the driver works, NVML did not answer
+        how = (
+            f"TensorFlow uses {len(seen)} GPU(s)"
+            if seen
+            else f"{others[0].name} uses the GPU"
+            if others
+            else "TensorFlow's log shows a GPU"
+        )
         return info(
             "nvidia_driver",
             f"NVML did not answer ({nvml.error_code or nvml.error}), but {how}: the driver works",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from gpucheck.doctor import facts, logscan
 from gpucheck.doctor.findings import DEPTH_LAST, Cause, Finding, Status
-from gpucheck.snapshot import Snapshot
+from gpucheck.snapshot import FrameworkInfo, Snapshot
 
 # --- the layers ----------------------------------------------------------------------------
 
@@ -273,15 +273,24 @@ def log_summary(code: str, items: Sequence[Evidence]) -> str:
     return f"{first.line.rule.explanation} ({first.source})"
 
 
+DRIVER_LAYER = frozenset(
+    {"no_nvidia_driver", "nvml_driver_mismatch", "nvml_error", "no_nvidia_gpu", "cuda_init_failed"}
+)
+"""Causes that another framework using the GPU rules out: the driver and the GPU work."""
+
+
 def diagnose(
     findings: Sequence[Finding],
     evidence: Sequence[Evidence],
     *,
     fix_for: FixFor,
+    witnesses: Sequence[str] = (),
 ) -> Diagnosis:
     """Link symptoms to causes and rank every cause (see the module docstring).
 
-    ``fix_for(code, evidence)`` gives the fix for a cause seen only in a log."""
+    ``fix_for(code, evidence)`` gives the fix for a cause seen only in a log. ``witnesses``
+    name other frameworks that use the GPU here ("PyTorch 2.13 (CUDA 12.1)"): differential
+    evidence that the driver and the GPU work, so TensorFlow's problem is in its own layer."""
     by_code: dict[str, list[Evidence]] = {}
     for item in evidence:
         by_code.setdefault(item.cause, []).append(item)
@@ -327,7 +336,11 @@ def diagnose(
         ):
             rewritten.append(finding)
             continue
-        candidates = [c for c in causes.values() if c.code in EXPLAINS[symptom]]
+        candidates = [
+            c
+            for c in causes.values()
+            if c.code in EXPLAINS[symptom] and not (witnesses and c.code in DRIVER_LAYER)
+        ]
         if not candidates:
             rewritten.append(finding)
             continue
@@ -345,7 +358,8 @@ def diagnose(
         rewritten.append(
             dataclasses.replace(
                 finding,
-                summary=f"{finding.summary} because {_lower_first(best.summary)}",
+                summary=_witnessed(witnesses, best.code)
+                + f"{finding.summary} because {_lower_first(best.summary)}",
                 fix=best.fix or finding.fix,
             )
         )
@@ -371,6 +385,28 @@ def diagnose(
     ordered = _merge(ranked, [s for s in symptoms if s.check not in explained])
     ordered += [s for s in symptoms if s.check in explained]
     return Diagnosis(tuple(rewritten), tuple(ordered), tuple(evidence))
+
+
+def _witnessed(witnesses: Sequence[str], code: str) -> str:
+    if not witnesses or code in DRIVER_LAYER:
+        return ""
+    return f"{witnesses[0]} uses the GPU here, so the driver works: "
+
+
+def witness_names(frameworks: Sequence[FrameworkInfo]) -> list[str]:
+    """ "PyTorch 2.13 (CUDA 12.1)" for each framework that used the GPU."""
+    names = {"torch": "PyTorch", "jax": "JAX", "jaxlib": "JAX", "cupy": "CuPy"}
+    out = []
+    for framework in frameworks:
+        if not framework.gpu_usable:
+            continue
+        name = names.get(framework.name, framework.name)
+        if framework.name.startswith("cupy"):
+            name = "CuPy"
+        version = f" {framework.version}" if framework.version else ""
+        cuda = f" (CUDA {framework.cuda_version})" if framework.cuda_version else ""
+        out.append(f"{name}{version}{cuda}")
+    return out
 
 
 def _merge(causes: list[Cause], symptoms: list[Cause]) -> list[Cause]:
