@@ -283,14 +283,19 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "tf_crashed",
             tf.error or "TensorFlow crashed",
             f"Last log lines:\n{log_tail}",
+            f"{snapshot.target.python_executable or 'python'} -X faulthandler -c "
+            '"import tensorflow as tf; tf.config.list_physical_devices()"  # shows where it crashes',
         )
     if tf.error:
         first, _, rest = tf.error.partition("\n")
+        version = facts.tf_version(snapshot)
         return fail(
             "tf_import",
             "tf_import_failed",
             first.strip(),
             (rest.strip() + "\n" if rest.strip() else "") + f"Last log lines:\n{log_tail}",
+            "the lines above the error name what is missing; if none does, reinstall: "
+            f'pip install --force-reinstall "tensorflow{"==" + version if version else ""}"',
         )
     return ok("tf_import", f"TensorFlow {tf.version} imports in {tf.import_seconds or 0:.1f} s")
 
