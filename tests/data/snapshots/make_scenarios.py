@@ -729,6 +729,12 @@ def main() -> None:
     base = load_snapshot(REAL)
     for name, build in SCENARIOS.items():
         snapshot = build(base)
+        if snapshot.packages.other_frameworks is None:
+            # the recording predates that field; the hand-made machines have no other framework
+            # unless the scenario says so
+            snapshot = replace(  # type: ignore[assignment]
+                snapshot, packages=replace(snapshot.packages, other_frameworks=())
+            )
         (HERE / f"{name}.json").write_text(snapshot.to_json() + "\n", encoding="utf-8")
         print(f"wrote {name}.json")
 
