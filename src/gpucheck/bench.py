@@ -64,6 +64,7 @@ class BenchPlan:
             "jit_compile": "auto" if self.xla is None else self.xla,
             "mixed_precision": self.mixed_precision,
             "matmul_n": 2048 if device == "cpu" else 8192,
+            "probe_n": 1024 if device == "cpu" else 4096,
             "sweep": list(self.sweep) if self.sweep else None,
             "strategy": self.strategy,
             "cpu_devices": self.cpu_devices,
@@ -161,6 +162,9 @@ class BenchResult:
     bound: str | None = None
     windows_s: tuple[float, ...] = ()
     backend: str = "tensorflow"
+    ceiling_normalised: float | None = None
+    """The model's GFLOP/s in each timed window over the device's matmul GFLOP/s measured right
+    before and after that window (outside it); the median. What --baseline compares."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -587,10 +591,11 @@ def compare(report: BenchReport, baseline: dict[str, Any], tolerance: float) -> 
     """Workloads that got slower than the baseline by more than ``tolerance``: same machine, same
     backend versions, same device, workload and batch only.
 
-    The measure is each model's share of its own run's matmul ceiling: a machine that is busy or
-    throttled slows the ceiling and the model alike, so only a model that lost more than the
-    tolerance of its share, and is slower in samples/s too, is a regression. Runs without a
-    ceiling are compared in raw samples/s."""
+    The measure is ceiling-normalised throughput: each model's GFLOP/s over the device's matmul
+    GFLOP/s measured around its own timed windows (``ceiling_normalised``; for runs without it,
+    the share of the run's matmul ceiling). A machine that is busy or throttled slows the matmul
+    and the model alike, so only a model that lost more than the tolerance of that figure, and
+    is slower in samples/s too, is a regression. Runs with neither are compared in samples/s."""
     theirs = baseline["fingerprint"]
     mine = report.fingerprint
     for key in MACHINE_KEYS:
@@ -617,13 +622,16 @@ def compare(report: BenchReport, baseline: dict[str, Any], tolerance: float) -> 
         if not isinstance(old_rate, (int, float)) or old_rate <= 0 or r.samples_per_s is None:
             continue
         matched += 1
-        old_share = old.get("share_of_ceiling")
-        if isinstance(old_share, (int, float)) and old_share > 0 and r.share_of_ceiling:
-            slower = r.share_of_ceiling < old_share * (1 - tolerance) and r.samples_per_s < old_rate
-            figures = (float(old_share), r.share_of_ceiling, "share_of_ceiling")
-        else:
-            slower = r.samples_per_s < old_rate * (1 - tolerance)
-            figures = (float(old_rate), r.samples_per_s, "samples_per_s")
+        figures: tuple[float, float, str] = (float(old_rate), r.samples_per_s, "samples_per_s")
+        for measure in ("ceiling_normalised", "share_of_ceiling"):
+            then, now = old.get(measure), getattr(r, measure)
+            if isinstance(then, (int, float)) and then > 0 and now:
+                figures = (float(then), float(now), measure)
+                break
+        then_value, now_value, measure = figures
+        slower = now_value < then_value * (1 - tolerance)
+        if measure != "samples_per_s":
+            slower = slower and r.samples_per_s < old_rate
         if slower:
             out.append(
                 Regression(

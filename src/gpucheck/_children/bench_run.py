@@ -142,9 +142,24 @@ class Backend:
     def wait(self, value: Any) -> None:
         """Block until the device has finished computing ``value``."""
 
+    def product(self, n: int, device: str) -> Any:
+        """A function that computes one n x n float32 matrix product on ``device`` and returns
+        when the device has finished it (the first call also traces and compiles)."""
+        raise NotImplementedError
+
     def matmul(self, n: int, device: str, repeats: int) -> tuple[float, list[float]]:
         """The first product's seconds, and each timed product's seconds."""
-        raise NotImplementedError
+        once = self.product(n, device)
+        begin = time.perf_counter()
+        once()
+        first = time.perf_counter() - begin
+        windows = []
+        for i in range(repeats):
+            begin = time.perf_counter()
+            once()
+            windows.append(time.perf_counter() - begin)
+            emit("PROGRESS", {"workload": "matmul", "done": i + 1, "total": repeats})
+        return first, windows
 
     def describe(self) -> dict[str, Any]:
         """The backend's version and the CUDA it was built with, for the fingerprint."""
@@ -196,21 +211,17 @@ class TensorflowBackend(Backend):
             pass
         return steps * batch_size / (time.perf_counter() - begin)
 
-    def matmul(self, n: int, device: str, repeats: int) -> tuple[float, list[float]]:
+    def product(self, n: int, device: str) -> Any:
         tf = self.tf
         with tf.device(device):
             a = tf.random.stateless_uniform((n, n), seed=(1, 2), dtype=tf.float32)
             b = tf.random.stateless_uniform((n, n), seed=(3, 4), dtype=tf.float32)
-            begin = time.perf_counter()
-            float(tf.reduce_sum(tf.matmul(a, b)).numpy())
-            first = time.perf_counter() - begin
-            windows = []
-            for i in range(repeats):
-                begin = time.perf_counter()
+
+        def once() -> None:
+            with tf.device(device):
                 float(tf.reduce_sum(tf.matmul(a, b)).numpy())  # .numpy() waits for the device
-                windows.append(time.perf_counter() - begin)
-                emit("PROGRESS", {"workload": "matmul", "done": i + 1, "total": repeats})
-        return first, windows
+
+        return once
 
     def describe(self) -> dict[str, Any]:
         build = {k: str(v) for k, v in self.tf.sysconfig.get_build_info().items()}
@@ -262,23 +273,18 @@ class JaxBackend(Backend):
     def wait(self, value: Any) -> None:
         self.jax.block_until_ready(value)
 
-    def matmul(self, n: int, device: str, repeats: int) -> tuple[float, list[float]]:
+    def product(self, n: int, device: str) -> Any:
         jax = self.jax
         rng = self.np.random.default_rng(SEED)
         where = self._device(device)
         a = jax.device_put(rng.random((n, n), dtype=self.np.float32), where)
         b = jax.device_put(rng.random((n, n), dtype=self.np.float32), where)
-        product = jax.jit(jax.numpy.matmul)
-        begin = time.perf_counter()
-        product(a, b).block_until_ready()  # tracing and compiling
-        first = time.perf_counter() - begin
-        windows = []
-        for i in range(repeats):
-            begin = time.perf_counter()
-            product(a, b).block_until_ready()
-            windows.append(time.perf_counter() - begin)
-            emit("PROGRESS", {"workload": "matmul", "done": i + 1, "total": repeats})
-        return first, windows
+        multiply = jax.jit(jax.numpy.matmul)
+
+        def once() -> None:
+            multiply(a, b).block_until_ready()
+
+        return once
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -334,30 +340,20 @@ class TorchBackend(Backend):
         if self.torch.cuda.is_available():
             self.torch.cuda.synchronize()
 
-    def matmul(self, n: int, device: str, repeats: int) -> tuple[float, list[float]]:
+    def product(self, n: int, device: str) -> Any:
         torch = self.torch
         generator = torch.Generator().manual_seed(SEED)
         a = torch.rand((n, n), generator=generator, dtype=torch.float32).to(device)
         b = torch.rand((n, n), generator=generator, dtype=torch.float32).to(device)
         on_gpu = device.startswith("cuda")
 
-        def finish() -> None:
-            if on_gpu:
-                torch.cuda.synchronize()  # kernels are asynchronous: wait for them
-
-        with torch.no_grad():
-            begin = time.perf_counter()
-            torch.matmul(a, b)
-            finish()
-            first = time.perf_counter() - begin
-            windows = []
-            for i in range(repeats):
-                begin = time.perf_counter()
+        def once() -> None:
+            with torch.no_grad():
                 torch.matmul(a, b)
-                finish()
-                windows.append(time.perf_counter() - begin)
-                emit("PROGRESS", {"workload": "matmul", "done": i + 1, "total": repeats})
-        return first, windows
+                if on_gpu:
+                    torch.cuda.synchronize()  # kernels are asynchronous: wait for them
+
+        return once
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -372,19 +368,26 @@ BACKENDS = {"tensorflow": TensorflowBackend, "jax": JaxBackend, "torch": TorchBa
 
 
 class WindowClock:
-    """A Keras callback that records each epoch's wall time (one epoch = one timed window)."""
+    """A Keras callback that records each epoch's wall time (one epoch = one timed window), and
+    the matmul throughput of the device right before and right after each window, outside it."""
 
-    def __init__(self, keras: Any, on_window: Any) -> None:
+    def __init__(self, keras: Any, on_window: Any, probe: Any = None) -> None:
         self.keras = keras
         self.windows: list[float] = []
+        self.probes: list[tuple[float, float]] = []
+        """GFLOP/s of one probe product before and after each window."""
         self._start = 0.0
+        self._before = 0.0
         self._on_window = on_window
+        self._probe = probe
 
     def callback(self) -> Any:
         clock = self
 
         class _Callback(self.keras.callbacks.Callback):  # type: ignore[misc,name-defined]
             def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+                if clock._probe is not None:
+                    clock._before = clock._probe()
                 clock._start = time.perf_counter()
 
             def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
@@ -392,9 +395,24 @@ class WindowClock:
                 # the device work is done.
                 float((logs or {}).get("loss", 0.0))
                 clock.windows.append(time.perf_counter() - clock._start)
+                if clock._probe is not None:
+                    clock.probes.append((clock._before, clock._probe()))
                 clock._on_window(len(clock.windows))
 
         return _Callback()
+
+
+def probe_for(backend: Backend, n: int, device: str) -> Any:
+    """One timed matrix product: the device's throughput at this moment, in GFLOP/s."""
+    once = backend.product(n, device)
+    once()  # compile and warm outside any measurement
+
+    def probe() -> float:
+        begin = time.perf_counter()
+        once()
+        return 2 * n**3 / (time.perf_counter() - begin) / 1e9
+
+    return probe
 
 
 def summarise(windows: list[float], steps: int, batch_size: int) -> dict[str, Any]:
@@ -455,7 +473,10 @@ def run_training(
             shuffle=False,
         )
         warmup_s = time.perf_counter() - begin
-        clock = WindowClock(keras, progress)
+        probe = (
+            probe_for(backend, spec.get("probe_n") or 1024, device) if strategy is None else None
+        )
+        clock = WindowClock(keras, progress, probe)
         model.fit(
             backend.dataset(workload, batch, steps * repeats),
             epochs=repeats,
@@ -467,6 +488,15 @@ def run_training(
         result = summarise(clock.windows, steps, batch)
         # The feeding alone, for the same number of batches: is training input-bound?
         input_rate = backend.input_rate(workload, batch, steps, device)
+    if clock.probes:
+        # This window's model GFLOP/s over the device's matmul GFLOP/s around it: a busy or
+        # throttled machine slows both alike, so this moves less than samples/s between runs.
+        paired = [
+            steps * batch / w * flops / 1e9 / (sum(clock.probes[i]) / 2)
+            for i, w in enumerate(clock.windows)
+        ]
+        result["ceiling_normalised"] = statistics.median(paired)
+        result["probe_gflops"] = [round((b + a) / 2, 3) for b, a in clock.probes]
     result.update(
         {
             "first_step_s": first_step,

@@ -181,16 +181,17 @@ def benchmark(
     if previous is not None:
         regressions = bench.compare(result, previous, allowed)
         sys.stderr.write(
-            "gpucheck: compared with the baseline as each model's share of its own run's matmul "
-            "ceiling, so a busy or throttled machine is not a regression\n"
+            "gpucheck: compared with the baseline in ceiling-normalised throughput (each model's "
+            "GFLOP/s over the matmul GFLOP/s measured around its own timed windows), so a busy or "
+            "throttled machine is not a regression\n"
         )
         for change in bench.ceiling_changes(result, previous):
             sys.stderr.write(f"gpucheck: matmul ceiling {change}\n")
         for item in regressions:
-            if item.measure == "share_of_ceiling":
-                figures = f"{item.current:.1%} of the ceiling vs {item.baseline:.1%}"
+            if item.measure == "samples_per_s":
+                figures = "no ceiling in one of the runs: compared in samples/s"
             else:
-                figures = "(no ceiling in one of the runs: raw samples/s)"
+                figures = f"{item.current:.1%} of the ceiling vs {item.baseline:.1%}"
             sys.stderr.write(
                 f"gpucheck: slower than the baseline: {item.backend}/{item.device}/{item.workload} "
                 f"{item.current_samples_per_s:,.0f} samples/s vs {item.baseline_samples_per_s:,.0f}, "
