@@ -20,10 +20,19 @@ import time
 import traceback
 import warnings
 
+try:  # only for the type comments; the typing module exists from Python 3.5
+    from typing import Any, Dict, Optional, Tuple
+except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
+    Any = Dict = Optional = Tuple = None  # type: ignore[assignment,misc]
+
 CHECKSUM = 3680.0
 """sum(A @ A.T) for A = arange(16).reshape(4, 4): exact in float32."""
 
-_report = {"name": sys.argv[1] if len(sys.argv) > 1 else "", "version": None, "devices": []}
+_report = {
+    "name": sys.argv[1] if len(sys.argv) > 1 else "",
+    "version": None,
+    "devices": [],
+}  # type: Dict[str, Any]
 _out_path = sys.argv[2] if len(sys.argv) > 2 else None
 
 
@@ -81,8 +90,9 @@ def probe_torch():
         available = torch.cuda.is_available()
     if not available:
         _report["gpu_usable"] = False
+        cuda = torch.cuda  # type: Any
         try:
-            torch.cuda.init()  # raises with PyTorch's own reason ("Found no NVIDIA driver ...")
+            cuda.init()  # raises with PyTorch's own reason ("Found no NVIDIA driver ...")
         except Exception as exc:
             _report["error"] = _error(exc)
         if not _report.get("error"):
@@ -100,13 +110,13 @@ def probe_torch():
 
 
 def _jax_cuda(jax, jaxlib):
-    # type: (object, object) -> tuple
+    # type: (object, object) -> Tuple[Optional[str], Optional[bool]]
     """(the CUDA jaxlib was built with or None, whether this jaxlib has CUDA at all or None)."""
     version = getattr(jaxlib, "__version__", "") or ""
     if "+cuda" in version:  # jaxlib < 0.4.16 shipped CUDA builds as local versions
         return version.split("+cuda", 1)[1][:2].rstrip("."), True
     try:
-        from jax._src.lib import cuda_versions  # type: ignore  # present with a CUDA plugin
+        from jax._src.lib import cuda_versions  # present with a CUDA plugin
     except Exception:
         cuda_versions = None
     if cuda_versions is not None:
@@ -192,7 +202,7 @@ def main():
     _save("starting")
     start = time.time()
     try:
-        PROBES[name]()
+        PROBES[str(name)]()
     except BaseException as exc:  # an import error, or the framework failing half-way
         _report["error"] = _error(exc)
         _report["traceback"] = traceback.format_exc()
