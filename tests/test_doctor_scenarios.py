@@ -38,6 +38,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     # other_frameworks finding carries the evidence (the diagnosis links them)
     "torch-sees-gpu-tf-does-not": ("fail", "cuda_libs_missing"),
     "no-framework-sees-gpu": ("fail", "nvml_driver_mismatch"),
+    "torch-jax-cpu-builds": ("fail", "no_nvidia_driver"),
 }
 
 DOCUMENTED_CAUSES = {

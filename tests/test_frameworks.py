@@ -142,6 +142,9 @@ def test_cpu_builds_and_unprobed_snapshots_are_no_evidence() -> None:
         "PyTorch 2.13.0 (CPU-only build) and JAX 0.10.2 (CPU-only build): CPU-only builds, "
         "no evidence about the GPU"
     )
+    recorded = other_frameworks(scenario("torch-jax-cpu-builds"))
+    assert recorded.status is Status.SKIP
+    assert "PyTorch 2.13.0 (CPU-only build) and JAX 0.10.2 (CPU-only build)" in recorded.summary
     old = other_frameworks(scenario("real-cpu-only-tf-2.21-no-driver"))
     assert (old.status, old.summary) == (
         Status.SKIP,

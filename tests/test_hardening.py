@@ -298,7 +298,12 @@ def test_non_ascii_version_filter(run_cli: Any) -> None:
 
 
 def _run_of(
-    backend: str, rate: float, share: float, ceiling: float, version: str = "0.10.2"
+    backend: str,
+    rate: float,
+    share: float,
+    ceiling: float,
+    version: str = "0.10.2",
+    paired: float | None = None,
 ) -> dict[str, Any]:
     model = BenchResult(
         "cpu",
@@ -308,6 +313,7 @@ def _run_of(
         samples_per_s=rate,
         share_of_ceiling=share,
         backend=backend,
+        ceiling_normalised=paired,
     )
     matmul = BenchResult("cpu", "matmul", "ok", samples_per_s=10.0, gflops=ceiling, backend=backend)
     fingerprint: dict[str, Any] = {
@@ -348,6 +354,18 @@ def test_baseline_compares_the_share_of_the_ceiling_not_raw_samples() -> None:
     with pytest.raises(GpucheckError, match="no run of the same backend") as caught:
         compare(_as_report(_run_of("torch", 28_000, 0.36, 120.0)), baseline, 0.10)
     assert caught.value.exit_code == 2
+
+
+def test_the_normalised_figure_around_the_windows_is_preferred_and_jitter_alone_is_no_regression() -> (
+    None
+):
+    baseline = _run_of("torch", 15_000, 0.35, 100.0, paired=0.30)
+    # the probes around the windows read 30% lower, samples/s did not move: no regression
+    assert (
+        compare(_as_report(_run_of("torch", 15_100, 0.35, 100.0, paired=0.21)), baseline, 0.1) == []
+    )
+    (slow,) = compare(_as_report(_run_of("torch", 12_000, 0.30, 100.0, paired=0.24)), baseline, 0.1)
+    assert (slow.measure, slow.baseline, slow.current) == ("ceiling_normalised", 0.30, 0.24)
 
 
 def test_a_schema_1_baseline_compares_with_tensorflow_runs() -> None:

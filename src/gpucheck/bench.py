@@ -504,7 +504,8 @@ class Regression:
     """The baseline's figure in ``measure``."""
     current: float
     measure: str
-    """``share_of_ceiling`` (normally), or ``samples_per_s`` when either run lacks a ceiling."""
+    """``ceiling_normalised`` (normally), ``share_of_ceiling`` for runs without it, or
+    ``samples_per_s`` when either run has neither."""
     baseline_samples_per_s: float
     current_samples_per_s: float
 
@@ -594,8 +595,8 @@ def compare(report: BenchReport, baseline: dict[str, Any], tolerance: float) -> 
     The measure is ceiling-normalised throughput: each model's GFLOP/s over the device's matmul
     GFLOP/s measured around its own timed windows (``ceiling_normalised``; for runs without it,
     the share of the run's matmul ceiling). A machine that is busy or throttled slows the matmul
-    and the model alike, so only a model that lost more than the tolerance of that figure, and
-    is slower in samples/s too, is a regression. Runs with neither are compared in samples/s."""
+    and the model alike, so only a model that lost more than the tolerance of that figure and
+    of its samples/s is a regression. Runs with neither are compared in samples/s."""
     theirs = baseline["fingerprint"]
     mine = report.fingerprint
     for key in MACHINE_KEYS:
@@ -628,10 +629,12 @@ def compare(report: BenchReport, baseline: dict[str, Any], tolerance: float) -> 
             if isinstance(then, (int, float)) and then > 0 and now:
                 figures = (float(then), float(now), measure)
                 break
-        then_value, now_value, measure = figures
+        then_value, now_value, _measure = figures
+        # both must have dropped by more than the tolerance: a throttled machine lowers
+        # samples/s but not the normalised figure; a jittery probe lowers the normalised
+        # figure but not samples/s; a slower model lowers both
         slower = now_value < then_value * (1 - tolerance)
-        if measure != "samples_per_s":
-            slower = slower and r.samples_per_s < old_rate
+        slower = slower and r.samples_per_s < old_rate * (1 - tolerance)
         if slower:
             out.append(
                 Regression(

@@ -775,6 +775,29 @@ def no_framework_sees_gpu(base: Snapshot) -> Snapshot:
     return with_frameworks(nvml_driver_mismatch(base), torch)
 
 
+@scenario("torch-jax-cpu-builds")
+def cpu_builds(base: Snapshot) -> Snapshot:
+    """The recorded machine (no driver) with PyTorch's and JAX's CPU wheels next to TensorFlow.
+    The frameworks facts are the frameworks probe's own output on such a machine (2 cores, no
+    GPU, `pip install jax torch==2.13.0+cpu`), recorded 2026-11-23: CPU-only builds, which say
+    nothing about the GPU."""
+    torch = FrameworkInfo(
+        name="torch",
+        version="2.13.0+cpu",
+        gpu_usable=False,
+        built_with_cuda=False,
+        duration_s=1.7108799210000143,
+    )
+    jax = FrameworkInfo(
+        name="jax",
+        version="0.10.2",
+        gpu_usable=False,
+        built_with_cuda=False,
+        duration_s=0.7743373580001389,
+    )
+    return with_frameworks(base, torch, jax)
+
+
 def main() -> None:
     base = load_snapshot(REAL)
     for name, build in SCENARIOS.items():
