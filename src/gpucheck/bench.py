@@ -325,7 +325,7 @@ def run(
     from gpucheck._children import script
     from gpucheck._process import describe_exit, run_child_streaming
 
-    interpreter = python or snapshot.target.python_executable or sys.executable
+    interpreter = python or sys.executable
     results: list[BenchResult] = []
     described: dict[str, dict[str, Any]] = {}
     for backend in plan.backends:

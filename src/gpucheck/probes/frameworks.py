@@ -2,8 +2,8 @@
 
 One child per installed framework (``_children/framework_probe.py``), all at once and in
 parallel with the TensorFlow child, each with its own timeout: a framework that crashes or hangs
-loses only its own facts, and what it reported before is kept. No child starts when none of
-them is installed (the interpreter's distributions say so, at no cost).
+loses only its own facts, and what it reported before is kept. No child starts for a framework
+the distributions already show to be a CPU-only build, nor when none is installed.
 """
 
 from __future__ import annotations
@@ -64,9 +64,29 @@ def probe_frameworks(
             probed=False, reason=f"none of torch, jax, cupy is installed in {python}"
         )
     env = child_environment(environ)
-    with ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="gpucheck-fw") as pool:
-        found = list(pool.map(lambda name: probe_one(python, name, timeout_s, env), names))
+    known = {name: cpu_only_build(facts, name) for name in names}
+    asked = [name for name in names if known[name] is None]
+    answers: dict[str, FrameworkInfo] = {}
+    if asked:
+        with ThreadPoolExecutor(max_workers=len(asked), thread_name_prefix="gpucheck-fw") as pool:
+            results = pool.map(lambda n: probe_one(python, n, timeout_s, env), asked)
+            answers = dict(zip(asked, results, strict=True))
+    found = [known[name] or answers[name] for name in names]
     return FrameworksInfo(probed=True, reason=None, frameworks=tuple(found))
+
+
+def cpu_only_build(facts: InterpreterFacts, name: str) -> FrameworkInfo | None:
+    """A build that cannot have CUDA, known from its distributions alone (torch 2.13.0+cpu, a
+    jaxlib without a jax-cuda* plugin): no child needed, its import would tell nothing more
+    about the GPU. None when only the framework itself can say."""
+    versions = {d.name: d.version for d in facts.distributions}
+    if name == "torch" and versions["torch"].endswith("+cpu"):
+        return FrameworkInfo("torch", versions["torch"], gpu_usable=False, built_with_cuda=False)
+    if name == "jax":
+        plugins = [n for n in versions if n.startswith("jax-cuda")]
+        if not plugins and "+cuda" not in versions.get("jaxlib", ""):
+            return FrameworkInfo("jax", versions["jax"], gpu_usable=False, built_with_cuda=False)
+    return None
 
 
 def probe_one(python: str, name: str, timeout_s: float, env: Mapping[str, str]) -> FrameworkInfo:
