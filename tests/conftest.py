@@ -52,6 +52,9 @@ class SnapshotProbes:
             for d in packages.tensorflow
         ]
         dists += [RawDistribution(d.name, d.version, None, ()) for d in packages.nvidia]
+        dists += [
+            RawDistribution(d.name, d.version, None, None) for d in packages.other_frameworks or ()
+        ]
         if packages.keras:
             dists.append(RawDistribution("keras", packages.keras, None, None))
         if packages.tf_keras:

@@ -44,6 +44,11 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "gpu-busy-exclusive-process": ("fail", "gpu_busy"),
     "xla-libdevice-missing": ("fail", "xla_libdevice_missing"),
     "keras-mismatch": ("fail", "keras_mismatch"),
+    # other frameworks as evidence: today's checks give the TensorFlow-layer cause first; the
+    # other_frameworks finding carries the evidence (the diagnosis links them)
+    "torch-sees-gpu-tf-does-not": ("fail", "cuda_libs_missing"),
+    "no-framework-sees-gpu": ("fail", "nvml_driver_mismatch"),
+    "torch-jax-cpu-builds": ("fail", "no_nvidia_driver"),
 }
 
 DOCUMENTED_CAUSES = {

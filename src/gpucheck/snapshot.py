@@ -145,6 +145,10 @@ class PackagesInfo:
     """Requirements of TensorFlow's ``and-cuda`` extra, from TensorFlow's own metadata."""
     error: str | None = None
     """Why the packages could not be read (the target interpreter failed), else ``None``."""
+    other_frameworks: tuple[Distribution, ...] | None = None
+    """PyTorch, JAX and CuPy distributions (torch, jax, jaxlib, jax-cuda12-plugin, cupy-cuda12x,
+    ...): what the frameworks probe and ``bench --backend`` look for; ``None`` when not recorded
+    (snapshots of earlier gpucheck releases)."""
 
 
 @dataclass(frozen=True)
@@ -305,6 +309,11 @@ class FrameworkInfo:
     """The GPU devices it lists, in its own words ("cuda:0 NVIDIA H100 80GB HBM3")."""
     error: str | None = None
     """Its error, verbatim, when importing it or using the GPU failed."""
+    built_with_cuda: bool | None = None
+    """The installed build has CUDA support at all (False: a CPU-only build such as
+    torch 2.13.0+cpu or a jaxlib without a CUDA plugin, which says nothing about the GPU)."""
+    duration_s: float | None = None
+    """How long its child ran."""
 
 
 @dataclass(frozen=True)
@@ -313,7 +322,7 @@ class FrameworksInfo:
 
     probed: bool
     reason: str | None = None
-    """Why they were not probed (``--no-tf``, an old snapshot), else ``None``."""
+    """Why they were not probed (``--no-tf``, none installed, an old snapshot), else ``None``."""
     frameworks: tuple[FrameworkInfo, ...] = ()
 
 

@@ -26,6 +26,15 @@ def benchmark(
     device: Annotated[
         str, typer.Option("--device", metavar="DEVICE", help="cpu, gpu or all.")
     ] = "all",
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            metavar="NAME",
+            help="Keras backend: tensorflow, jax, torch, or all (those installed; the others are "
+            "skipped with the reason).",
+        ),
+    ] = "tensorflow",
     batch_size: Annotated[
         int | None,
         typer.Option("--batch-size", metavar="N", help="Samples per step (default 128)."),
@@ -82,7 +91,8 @@ def benchmark(
         typer.Option(
             "--baseline",
             metavar="FILE",
-            help="Fail (exit 1) when a workload got slower than this earlier --output.",
+            help="Fail (exit 1) when a workload got slower than this earlier --output "
+            "(compared as a share of each run's matmul ceiling).",
         ),
     ] = None,
     tolerance: Annotated[
@@ -106,7 +116,7 @@ def benchmark(
         ),
     ] = 900.0,
 ) -> int:
-    """How much faster the GPU trains a Keras model than the CPU: warm-up excluded, repeated windows, median and spread."""
+    """How much faster the GPU trains a Keras model than the CPU, on each Keras backend: warm-up excluded, repeated windows, median and spread."""
     from gpucheck import bench
 
     plan = bench.make_plan(
@@ -121,6 +131,7 @@ def benchmark(
         sweep=sweep,
         strategy=strategy,
         cpu_devices=cpu_devices,
+        backend=backend,
     )
     allowed = bench.parse_tolerance(tolerance)
     previous = bench.load_baseline(baseline) if baseline is not None else None
@@ -172,11 +183,22 @@ def benchmark(
     ran = [r for r in result.results if r.status == "ok"]
     if previous is not None:
         regressions = bench.compare(result, previous, allowed)
+        sys.stderr.write(
+            "gpucheck: compared with the baseline in ceiling-normalised throughput (each model's "
+            "GFLOP/s over the matmul GFLOP/s measured around its own timed windows), so a busy or "
+            "throttled machine is not a regression\n"
+        )
+        for change in bench.ceiling_changes(result, previous):
+            sys.stderr.write(f"gpucheck: matmul ceiling {change}\n")
         for item in regressions:
+            if item.measure == "samples_per_s":
+                figures = "no ceiling in one of the runs: compared in samples/s"
+            else:
+                figures = f"{item.current:.1%} of the ceiling vs {item.baseline:.1%}"
             sys.stderr.write(
-                f"gpucheck: slower than the baseline: {item.device}/{item.workload} "
-                f"{item.current:,.0f} samples/s vs {item.baseline:,.0f} ({item.change:+.1%}, "
-                f"tolerance {allowed:.0%})\n"
+                f"gpucheck: slower than the baseline: {item.backend}/{item.device}/{item.workload} "
+                f"{item.current_samples_per_s:,.0f} samples/s vs {item.baseline_samples_per_s:,.0f}, "
+                f"{figures} ({item.change:+.1%}, tolerance {allowed:.0%})\n"
             )
         if regressions:
             return int(ExitCode.FAILURE)

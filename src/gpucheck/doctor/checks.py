@@ -376,7 +376,7 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
         how = (
             f"TensorFlow uses {len(seen)} GPU(s)"
             if seen
-            else f"{others[0].name} uses the GPU"
+            else f"{facts.framework_label(others[0])} uses the GPU"
             if others
             else "TensorFlow's log shows a GPU"
         )
@@ -923,6 +923,57 @@ def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
         f"{op.device} {op.seconds * 1e3:.1f} ms" for op in gpu_ops if op.seconds is not None
     )
     return ok("gpu_matmul", f"{len(gpu_ops)} GPU(s) computed the same product as the CPU", timings)
+
+
+@check(
+    "other_frameworks",
+    "Other frameworks (PyTorch, JAX, CuPy) on the GPU: evidence about the driver",
+)
+def other_frameworks(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    """Another framework using the GPU proves the driver and the GPU work; none seeing it points
+    to the driver or the machine. Facts only: the diagnosis links them to TensorFlow's symptoms."""
+    probed = snapshot.frameworks
+    if not probed.probed:
+        return skip("other_frameworks", f"not probed: {probed.reason or 'no reason recorded'}")
+    found = list(probed.frameworks)
+    details = "\n".join(facts.framework_evidence(f) for f in found)
+    using = [f for f in found if f.gpu_usable]
+    if using:
+        names = facts.join_names([facts.framework_label(f) for f in using])
+        verb = "uses" if len(using) == 1 else "use"
+        return info(
+            "other_frameworks",
+            f"{names} {verb} the GPU here, so the driver and the GPU work",
+            details,
+        )
+    tried = [f for f in found if f.built_with_cuda is not False and f.gpu_usable is False]
+    if not tried:
+        cpu_only = [f for f in found if f.built_with_cuda is False]
+        if cpu_only and len(cpu_only) == len(found):
+            names = facts.join_names([facts.framework_label(f) for f in cpu_only])
+            return skip(
+                "other_frameworks",
+                f"{names}: {'a CPU-only build' if len(cpu_only) == 1 else 'CPU-only builds'}, "
+                "no evidence about the GPU",
+                details,
+            )
+        return skip("other_frameworks", "no other framework could be asked about the GPU", details)
+    names = facts.join_names([facts.framework_label(f) for f in tried])
+    verb = "does" if len(tried) == 1 else "do"
+    if facts.gpu_usable(snapshot):
+        return info(
+            "other_frameworks",
+            f"{names} {verb} not see the GPU, though TensorFlow does: the problem is in "
+            f"{'its' if len(tried) == 1 else 'their'} own build or libraries",
+            details,
+        )
+    either = " either" if snapshot.tensorflow.probed and snapshot.tensorflow.installed else ""
+    return info(
+        "other_frameworks",
+        f"{names} {verb} not see the GPU{either}: that points to the driver or the machine",
+        details,
+        cause="other_frameworks_no_gpu",
+    )
 
 
 @check("tf_config", "TF_CONFIG describes a multi-worker cluster this host belongs to")

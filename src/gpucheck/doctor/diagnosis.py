@@ -394,19 +394,8 @@ def _witnessed(witnesses: Sequence[str], code: str) -> str:
 
 
 def witness_names(frameworks: Sequence[FrameworkInfo]) -> list[str]:
-    """ "PyTorch 2.13 (CUDA 12.1)" for each framework that used the GPU."""
-    names = {"torch": "PyTorch", "jax": "JAX", "jaxlib": "JAX", "cupy": "CuPy"}
-    out = []
-    for framework in frameworks:
-        if not framework.gpu_usable:
-            continue
-        name = names.get(framework.name, framework.name)
-        if framework.name.startswith("cupy"):
-            name = "CuPy"
-        version = f" {framework.version}" if framework.version else ""
-        cuda = f" (CUDA {framework.cuda_version})" if framework.cuda_version else ""
-        out.append(f"{name}{version}{cuda}")
-    return out
+    """ "PyTorch 2.13.0 (CUDA 12.1)" for each framework that used the GPU."""
+    return [facts.framework_label(f) for f in frameworks if f.gpu_usable]
 
 
 def _merge(causes: list[Cause], symptoms: list[Cause]) -> list[Cause]:

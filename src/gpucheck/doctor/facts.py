@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 from gpucheck._numbers import is_whole_number
 from gpucheck.doctor import logscan
 from gpucheck.matrix import Matrix, TfRelease, version_at_least
-from gpucheck.snapshot import Distribution, NvmlGpu, NvmlInfo, Snapshot
+from gpucheck.snapshot import Distribution, FrameworkInfo, NvmlGpu, NvmlInfo, Snapshot
 
 PLUGIN_DISTRIBUTIONS = frozenset({"tensorflow-metal", "tensorflow-directml-plugin"})
 """Distributions that plug into another TensorFlow instead of replacing it."""
@@ -317,3 +317,39 @@ def no_gpu_reason(snapshot: Snapshot) -> str | None:
     return (
         "CUDA_VISIBLE_DEVICES hides every GPU" if snapshot.nvml.gpus else "the driver lists no GPU"
     )
+
+
+FRAMEWORK_NAMES = {"torch": "PyTorch", "jax": "JAX", "cupy": "CuPy"}
+
+
+def framework_label(framework: FrameworkInfo) -> str:
+    """ "PyTorch 2.13.0 (CUDA 12.4)", "JAX 0.4.30 (CPU-only build)", "CuPy 13.3.0"."""
+    name = FRAMEWORK_NAMES.get(framework.name, framework.name)
+    version = (framework.version or "").split("+")[0]  # 2.13.0+cu124: the CUDA is said apart
+    label = f"{name} {version}".strip()
+    if framework.cuda_version:
+        return f"{label} (CUDA {framework.cuda_version})"
+    if framework.built_with_cuda is False:
+        return f"{label} (CPU-only build)"
+    return label
+
+
+def join_names(names: list[str]) -> str:
+    """["a"] -> "a"; ["a", "b"] -> "a and b"; ["a", "b", "c"] -> "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def framework_evidence(framework: FrameworkInfo) -> str:
+    """One line of what a framework saw, its error verbatim."""
+    label = framework_label(framework)
+    if framework.gpu_usable:
+        return (
+            f"{label}: {', '.join(framework.devices)}; a small product on the first GPU was exact"
+        )
+    if framework.built_with_cuda is False:
+        return f"{label}: cannot use a GPU"
+    if framework.error:
+        return f"{label}: {framework.error}"
+    if framework.gpu_usable is False:
+        return f"{label}: lists no GPU"
+    return f"{label}: did not say"

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from gpucheck.__about__ import __version__
 from gpucheck._process import kill_all_children
+from gpucheck.probes.frameworks import probe_frameworks
 from gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
 from gpucheck.probes.libraries import probe_libraries
 from gpucheck.probes.node import probe_node
@@ -96,7 +97,7 @@ class LiveProbes:
         return probe_tensorflow(self.python, timeout_s, self.environ)
 
     def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo:
-        return FrameworksInfo(probed=False, reason="not probed by this gpucheck")
+        return probe_frameworks(self.python, facts, timeout_s, self.environ)
 
 
 def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:

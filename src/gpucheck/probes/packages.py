@@ -38,9 +38,18 @@ NVIDIA_BINDINGS: frozenset[str] = frozenset({"nvidia-ml-py", "nvidia-ml-py3", "n
 """nvidia-* distributions that are Python bindings or helpers, not CUDA libraries."""
 
 
+OTHER_FRAMEWORKS: frozenset[str] = frozenset({"torch", "jax", "jaxlib", "cupy"})
+"""GPU frameworks besides TensorFlow; ``jax-cuda*`` plugins and ``cupy-*`` wheels count too."""
+
+
+def is_other_framework(name: str) -> bool:
+    return name in OTHER_FRAMEWORKS or name.startswith(("jax-cuda", "cupy-"))
+
+
 def classify(facts: InterpreterFacts) -> PackagesInfo:
     tensorflow = []
     nvidia = []
+    others = []
     keras = tf_keras = None
     and_cuda: tuple[str, ...] = ()
     for dist in facts.distributions:
@@ -57,6 +66,8 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
             keras = dist.version
         elif dist.name == "tf-keras":
             tf_keras = dist.version
+        elif is_other_framework(dist.name):
+            others.append(Distribution(dist.name, dist.version))
     return PackagesInfo(
         tensorflow=tuple(tensorflow),
         keras=keras,
@@ -64,6 +75,7 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
         nvidia=tuple(nvidia),
         and_cuda_requirements=and_cuda,
         error=facts.error,
+        other_frameworks=tuple(others),
     )
 
 

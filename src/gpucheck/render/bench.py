@@ -6,7 +6,14 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpucheck.bench import NOISY_CV, BenchReport, sweep_summary
+from gpucheck.bench import (
+    BACKEND_NAMES,
+    NOISY_CV,
+    BenchReport,
+    BenchResult,
+    run_label,
+    sweep_summary,
+)
 
 BAR_WIDTH = 40
 
@@ -23,6 +30,13 @@ def _rate(value: float | None) -> str:
     if value is None:
         return "—"
     return f"{value / 1000:.1f}k" if value >= 10_000 else f"{value:,.0f}"
+
+
+def _who(report: BenchReport, r: BenchResult) -> str:
+    """ "cpu", or "jax cpu" when the plan has a backend other than TensorFlow."""
+    if report.plan.backends == ("tensorflow",):
+        return r.device
+    return f"{r.backend} {r.device}"
 
 
 def render_report(report: BenchReport) -> RenderableType:
@@ -48,7 +62,7 @@ def render_report(report: BenchReport) -> RenderableType:
         if r.workload == "matmul":
             n = r.extra.get("matmul_n")
             table.add_row(
-                f"{r.device} matmul",
+                f"{_who(report, r)} matmul",
                 f"n={n}",
                 "",
                 "",
@@ -59,7 +73,7 @@ def render_report(report: BenchReport) -> RenderableType:
                 "peak",
             )
             continue
-        label = f"{r.device} {r.workload}"
+        label = f"{_who(report, r)} {r.workload}"
         if r.extra.get("strategy"):
             label += f" mirrored x{r.extra.get('replicas')}"
         table.add_row(
@@ -74,9 +88,19 @@ def render_report(report: BenchReport) -> RenderableType:
             f"{r.share_of_ceiling:.0%}" if r.share_of_ceiling is not None else "—",
         )
     parts: list[RenderableType] = [table]
-    reasons = dict.fromkeys((r.device, r.reason) for r in unavailable)
-    for device, reason in reasons:
-        parts.append(Text(f"{device}: not run: {reason}", style="warn"))
+    skipped = dict.fromkeys((r.backend, r.reason) for r in unavailable if r.status == "skipped")
+    for backend, reason in skipped:
+        parts.append(Text(f"{backend}: skipped: {reason}", style="warn"))
+    reasons: dict[tuple[str, str | None], list[str]] = {}
+    for r in unavailable:
+        if r.status != "skipped":
+            backends = reasons.setdefault((r.device, r.reason), [])
+            if r.backend not in backends:
+                backends.append(r.backend)
+    for (device, reason), backends in reasons.items():
+        same_for_all = len(backends) > 1 or report.plan.backends == ("tensorflow",)
+        who = device if same_for_all else f"{backends[0]} {device}"
+        parts.append(Text(f"{who}: not run: {reason}", style="warn"))
     return Group(*parts, Text(""), _chart(report), Text(""), _verdict(report))
 
 
@@ -100,17 +124,39 @@ def _chart(report: BenchReport) -> RenderableType:
         for r in rows:
             width = max(1, round(BAR_WIDTH * (r.samples_per_s or 0) / top))
             bar = Text("█" * width, style="ok" if r.device == "gpu" else "info")
-            lines.add_row(f"{workload:>4} {r.device}", bar, f"{_rate(r.samples_per_s)} samples/s")
+            lines.add_row(
+                f"{workload:>4} {_who(report, r)}", bar, f"{_rate(r.samples_per_s)} samples/s"
+            )
     return lines
 
 
 def _verdict(report: BenchReport) -> RenderableType:
     parts: list[RenderableType] = []
+    several = report.plan.backends != ("tensorflow",)
     for s in report.speedups:
+        on = f" on {BACKEND_NAMES.get(s.backend, s.backend)}" if several else ""
         parts.append(
             Text(
-                f"{s.workload}: the GPU trains {s.median:.1f}x faster than the CPU "
+                f"{s.workload}: the GPU trains {s.median:.1f}x faster than the CPU{on} "
                 f"(range {s.low:.1f}x-{s.high:.1f}x over the timed windows)",
+                style="heading",
+            )
+        )
+    for ranking in report.rankings:
+        side_by_side = ", ".join(
+            f"{BACKEND_NAMES.get(b, b)} {_rate(rate)}"
+            for b, rate in zip(ranking.backends, ranking.samples_per_s, strict=True)
+        )
+        ratio = ranking.samples_per_s[0] / ranking.samples_per_s[1]
+        fastest = BACKEND_NAMES.get(ranking.fastest, ranking.fastest)
+        verdict = (
+            f"{fastest} is fastest, {ratio:.2f}x the next"
+            if ranking.clear
+            else f"{fastest} leads by {ratio:.2f}x, within the windows' spread"
+        )
+        parts.append(
+            Text(
+                f"{ranking.device} {ranking.workload}: {side_by_side} samples/s: {verdict}",
                 style="heading",
             )
         )
@@ -124,9 +170,10 @@ def _verdict(report: BenchReport) -> RenderableType:
         )
     for r in report.results:
         if r.status == "ok" and r.bound == "input":
+            pipeline = r.extra.get("input_pipeline") or "the tf.data pipeline"
             parts.append(
                 Text(
-                    f"{r.device}/{r.workload}: input-bound: the tf.data pipeline alone delivers "
+                    f"{run_label(r, report.plan)}: input-bound: {pipeline} alone delivers "
                     f"{_rate(r.input_samples_per_s)} samples/s",
                     style="warn",
                 )
@@ -135,7 +182,7 @@ def _verdict(report: BenchReport) -> RenderableType:
         if r.status == "ok" and r.extra.get("strategy"):
             parts.append(
                 Text(
-                    f"{r.device}/{r.workload}: MirroredStrategy on {r.extra.get('replicas')} devices reaches "
+                    f"{run_label(r, report.plan)}: MirroredStrategy on {r.extra.get('replicas')} devices reaches "
                     f"{r.extra.get('scaling_efficiency', 0):.0%} of perfect scaling over one device"
                 )
             )
@@ -146,11 +193,13 @@ def _verdict(report: BenchReport) -> RenderableType:
             if summary.saturates_at
             else "still grows at the largest batch"
         )
-        parts.append(Text(f"sweep {summary.device}/{summary.workload}: throughput {where}"))
-    for workload, batch in crossover.items():
+        prefix = f"{summary.backend}/" if several else ""
+        parts.append(Text(f"sweep {prefix}{summary.device}/{summary.workload}: throughput {where}"))
+    for (backend, workload), batch in crossover.items():
+        prefix = f"{backend} " if several else ""
         parts.append(
             Text(
-                f"sweep {workload}: "
+                f"sweep {prefix}{workload}: "
                 + (
                     f"the GPU overtakes the CPU from batch {batch}"
                     if batch

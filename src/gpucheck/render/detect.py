@@ -6,9 +6,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpucheck.doctor.facts import nvml_problem
+from gpucheck.doctor.facts import framework_label, nvml_problem
 from gpucheck.render.format import human_bytes, human_seconds, text
 from gpucheck.snapshot import (
+    FrameworksInfo,
     LibrariesInfo,
     NvmlInfo,
     PackagesInfo,
@@ -30,6 +31,8 @@ def render_snapshot(snapshot: Snapshot) -> RenderableType:
         _packages(snapshot.packages),
         _heading("TensorFlow"),
         _tensorflow(snapshot.tensorflow),
+        _heading("Other frameworks"),
+        _frameworks(snapshot.frameworks),
     )
 
 
@@ -185,4 +188,21 @@ def _tensorflow(tf: TensorflowInfo) -> RenderableType:
     if tf.error:
         table.add_row("Problem", Text(tf.error, style="fail"))
     table.add_row("Start-up log", text(f"{len(tf.log)} lines (gpucheck detect --json shows them)"))
+    return table
+
+
+def _frameworks(info: FrameworksInfo) -> RenderableType:
+    if not info.probed:
+        return Text(f"not probed: {info.reason or 'no reason recorded'}", style="muted")
+    table = _kv()
+    for framework in info.frameworks:
+        if framework.gpu_usable:
+            seen = Text(f"uses the GPU: {', '.join(framework.devices)}", style="ok")
+        elif framework.built_with_cuda is False:
+            seen = Text("CPU-only build: cannot use a GPU", style="muted")
+        elif framework.error:
+            seen = Text(f"no GPU: {framework.error}", style="warn")
+        else:
+            seen = Text("no GPU", style="warn")
+        table.add_row(text(framework_label(framework)), seen)
     return table

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from gpucheck.snapshot import (
     Distribution,
+    FrameworkInfo,
+    FrameworksInfo,
     GpuProcess,
     LibrariesInfo,
     LibraryInfo,
@@ -740,6 +742,77 @@ def keras_mismatch(base: Snapshot) -> Snapshot:
     return replace(working, packages=replace(working.packages, keras="2.15.0"))  # type: ignore[return-value]
 
 
+def with_frameworks(snapshot: Snapshot, *found: FrameworkInfo) -> Snapshot:
+    """The frameworks probe's facts, and the distributions that made it run."""
+    dists: list[Distribution] = []
+    for framework in found:
+        dists.append(Distribution(framework.name, framework.version or ""))
+        if framework.name == "jax":
+            dists.append(Distribution("jaxlib", framework.version or ""))
+    packages = replace(snapshot.packages, other_frameworks=tuple(dists))
+    frameworks = FrameworksInfo(probed=True, reason=None, frameworks=found)
+    return replace(snapshot, packages=packages, frameworks=frameworks)  # type: ignore[return-value]
+
+
+@scenario("torch-sees-gpu-tf-does-not")
+def torch_sees_gpu(base: Snapshot) -> Snapshot:
+    """cuda-libs-missing (`pip install tensorflow` 2.21 without [and-cuda], a working A100 and
+    driver 560) next to a PyTorch built with CUDA 13.0 that uses the A100: the driver works;
+    TensorFlow lacks its CUDA 12 libraries (PyTorch's CUDA 13 wheels cannot stand in for them,
+    and are left out of the package list)."""
+    torch = FrameworkInfo(
+        name="torch",
+        version="2.11.0+cu130",
+        cuda_version="13.0",
+        gpu_usable=True,
+        devices=("cuda:0 NVIDIA A100-SXM4-80GB",),
+        built_with_cuda=True,
+        duration_s=4.1,
+    )
+    return with_frameworks(cuda_libs_missing(base), torch)
+
+
+@scenario("no-framework-sees-gpu")
+def no_framework_sees_gpu(base: Snapshot) -> Snapshot:
+    """nvml-driver-mismatch, and PyTorch 2.5.1 (CUDA 12.4) fails the same way: its
+    cudaGetDeviceCount() returns error 803, in the words of PyTorch's public bug reports."""
+    torch = FrameworkInfo(
+        name="torch",
+        version="2.5.1",
+        cuda_version="12.4",
+        gpu_usable=False,
+        error="RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+        "functions before calling NumCudaDevices() that might have already set an error? Error "
+        "803: system has unsupported display driver / cuda driver combination",
+        built_with_cuda=True,
+        duration_s=3.2,
+    )
+    return with_frameworks(nvml_driver_mismatch(base), torch)
+
+
+@scenario("torch-jax-cpu-builds")
+def cpu_builds(base: Snapshot) -> Snapshot:
+    """The recorded machine (no driver) with PyTorch's and JAX's CPU wheels next to TensorFlow.
+    The frameworks facts are the frameworks probe's own output on such a machine (2 cores, no
+    GPU, `pip install jax torch==2.13.0+cpu`), recorded 2026-11-23: CPU-only builds, which say
+    nothing about the GPU."""
+    torch = FrameworkInfo(
+        name="torch",
+        version="2.13.0+cpu",
+        gpu_usable=False,
+        built_with_cuda=False,
+        duration_s=1.7108799210000143,
+    )
+    jax = FrameworkInfo(
+        name="jax",
+        version="0.10.2",
+        gpu_usable=False,
+        built_with_cuda=False,
+        duration_s=0.7743373580001389,
+    )
+    return with_frameworks(base, torch, jax)
+
+
 def main() -> None:
     real = load_snapshot(REAL)
     # The recording names its venv with --python; the scenarios picture a user working in an
@@ -749,6 +822,12 @@ def main() -> None:
     )
     for name, build in SCENARIOS.items():
         snapshot = build(base)
+        if snapshot.packages.other_frameworks is None:
+            # the recording predates that field; the hand-made machines have no other framework
+            # unless the scenario says so
+            snapshot = replace(  # type: ignore[assignment]
+                snapshot, packages=replace(snapshot.packages, other_frameworks=())
+            )
         (HERE / f"{name}.json").write_text(snapshot.to_json() + "\n", encoding="utf-8")
         print(f"wrote {name}.json")
 
