@@ -19,22 +19,34 @@ from dataclasses import dataclass
 
 _LIVE: set[subprocess.Popen[str]] = set()
 _LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+"""Set by Ctrl-C: a child that another thread starts afterwards is killed at once, so no thread
+waits for a child that was started just after the others were killed."""
 
 
 def _track(process: subprocess.Popen[str], alive: bool) -> None:
     with _LIVE_LOCK:
         if alive:
             _LIVE.add(process)
+            if _STOPPING.is_set():
+                _kill_group(process)
         else:
             _LIVE.discard(process)
 
 
 def kill_all_children() -> None:
-    """Kill every child still running, from any thread (Ctrl-C: leave no child behind)."""
+    """Kill every child still running, from any thread (Ctrl-C: leave no child behind), and
+    every child started from now on, until :func:`allow_children`."""
+    _STOPPING.set()
     with _LIVE_LOCK:
         live = list(_LIVE)
     for process in live:
         _kill_group(process)
+
+
+def allow_children() -> None:
+    """Start children normally again (a new command or probe run after an interrupt)."""
+    _STOPPING.clear()
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,9 @@ def _print_error(message: str, hint: str | None = None) -> None:
 
 def main(argv: list[str] | None = None, *, obj: Any = None) -> int:
     """Run the CLI; return the exit code. Errors are rendered here, in one place."""
+    from gpucheck._process import allow_children
+
+    allow_children()
     try:
         result = app(args=argv, prog_name="gpucheck", standalone_mode=False, obj=obj)
     except GpucheckError as exc:

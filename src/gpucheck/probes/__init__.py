@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gpucheck.__about__ import __version__
-from gpucheck._process import kill_all_children
+from gpucheck._process import allow_children, kill_all_children
 from gpucheck.probes.frameworks import probe_frameworks
 from gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
 from gpucheck.probes.libraries import probe_libraries
@@ -172,6 +172,7 @@ def collect_snapshot(
 ) -> Snapshot:
     """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot."""
     say = progress or (lambda _message: None)
+    allow_children()
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gpucheck-probe") as pool:
         try:
             parts = _collect(probes, pool, include_tensorflow, timeout_s, say)
