@@ -118,20 +118,37 @@ def write_file(path: str, content: str) -> None:
         ) from None
 
 
-# Requirements as `gpucheck fleet` takes them (the same flags and words as doctor's).
+# Options doctor, explain and fleet share, with one wording.
+FormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        metavar="FORMAT",
+        help="text, json or markdown (a report to paste into an issue).",
+    ),
+]
+JunitOption = Annotated[
+    str | None,
+    typer.Option("--junit", metavar="FILE", help="Also write a JUnit XML report."),
+]
+AllowCpuOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-cpu", help="No usable GPU is a warning, not a failure (CPU-only runners)."
+    ),
+]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
 RequireGpuOption = Annotated[
-    bool, typer.Option("--require-gpu", help="Fail a node unless TensorFlow can use a GPU.")
+    bool, typer.Option("--require-gpu", help="Fail unless TensorFlow can use a GPU.")
 ]
 MinGpusOption = Annotated[
     int | None,
-    typer.Option(
-        "--min-gpus", metavar="N", min=1, help="Fail a node unless TensorFlow can use N GPUs."
-    ),
+    typer.Option("--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."),
 ]
 MinCapabilityOption = Annotated[
     str | None,
     typer.Option(
-        "--min-compute-capability", metavar="X.Y", help="Fail a node with a visible GPU below X.Y."
+        "--min-compute-capability", metavar="X.Y", help="Fail if a visible GPU is below X.Y."
     ),
 ]
 MinFreeMemoryOption = Annotated[
@@ -139,7 +156,7 @@ MinFreeMemoryOption = Annotated[
     typer.Option(
         "--min-free-memory",
         metavar="SIZE",
-        help="Fail a node with a visible GPU with less free memory (8GiB).",
+        help="Fail if a visible GPU has less free memory (8GiB).",
     ),
 ]
 ExpectTfOption = Annotated[
@@ -154,3 +171,13 @@ ExpectCudaOption = Annotated[
         "--expect-cuda", metavar="PATTERN", help='Fail unless TensorFlow\'s CUDA matches ("12.*").'
     ),
 ]
+
+
+def chosen_format(json_output: bool, output_format: str) -> str:
+    """``--json`` or ``--format``: text, json or markdown; anything else is bad input."""
+    fmt = "json" if json_output else output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise GpucheckError(
+            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
+        )
+    return fmt

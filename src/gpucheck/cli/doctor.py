@@ -10,29 +10,32 @@ from typing import Annotated
 import typer
 
 from gpucheck.cli._options import (
+    AllowCpuOption,
+    ExpectCudaOption,
+    ExpectTfOption,
+    FormatOption,
     FromOption,
     JsonOption,
+    JunitOption,
     MatrixOption,
+    MinCapabilityOption,
+    MinFreeMemoryOption,
+    MinGpusOption,
     PythonOption,
     RedactOption,
+    RequireGpuOption,
+    StrictOption,
     TimeoutOption,
+    chosen_format,
     snapshot_for,
     write_file,
 )
-from gpucheck.errors import GpucheckError
 
 
 def doctor(
     ctx: typer.Context,
     json_output: JsonOption = False,
-    output_format: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            help="text, json or markdown (a report to paste into an issue).",
-        ),
-    ] = "text",
+    output_format: FormatOption = "text",
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show the evidence and fix of every check.")
     ] = False,
@@ -43,52 +46,16 @@ def doctor(
     ] = None,
     python: PythonOption = None,
     source: FromOption = None,
-    allow_cpu: Annotated[
-        bool,
-        typer.Option(
-            "--allow-cpu", help="No usable GPU is a warning, not a failure (CPU-only runners)."
-        ),
-    ] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
+    allow_cpu: AllowCpuOption = False,
+    strict: StrictOption = False,
     timeout: TimeoutOption = 120.0,
     matrix_file: MatrixOption = None,
-    require_gpu: Annotated[
-        bool, typer.Option("--require-gpu", help="Fail unless TensorFlow can use a GPU.")
-    ] = False,
-    min_gpus: Annotated[
-        int | None,
-        typer.Option(
-            "--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."
-        ),
-    ] = None,
-    min_compute_capability: Annotated[
-        str | None,
-        typer.Option(
-            "--min-compute-capability", metavar="X.Y", help="Fail if a visible GPU is below X.Y."
-        ),
-    ] = None,
-    min_free_memory: Annotated[
-        str | None,
-        typer.Option(
-            "--min-free-memory",
-            metavar="SIZE",
-            help="Fail if a visible GPU has less free memory (8GiB).",
-        ),
-    ] = None,
-    expect_tf: Annotated[
-        str | None,
-        typer.Option(
-            "--expect-tf", metavar="PATTERN", help='Fail unless TensorFlow matches ("2.16.*").'
-        ),
-    ] = None,
-    expect_cuda: Annotated[
-        str | None,
-        typer.Option(
-            "--expect-cuda",
-            metavar="PATTERN",
-            help='Fail unless TensorFlow\'s CUDA matches ("12.*").',
-        ),
-    ] = None,
+    require_gpu: RequireGpuOption = False,
+    min_gpus: MinGpusOption = None,
+    min_compute_capability: MinCapabilityOption = None,
+    min_free_memory: MinFreeMemoryOption = None,
+    expect_tf: ExpectTfOption = None,
+    expect_cuda: ExpectCudaOption = None,
     logs: Annotated[
         list[str] | None,
         typer.Option(
@@ -104,14 +71,7 @@ def doctor(
             "--no-tf", help="Judge without importing TensorFlow (fast triage; says what it skips)."
         ),
     ] = False,
-    junit: Annotated[
-        str | None,
-        typer.Option(
-            "--junit",
-            metavar="FILE",
-            help="Also write a JUnit XML report (one testcase per check).",
-        ),
-    ] = None,
+    junit: JunitOption = None,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
     from gpucheck.doctor import run_checks, select_checks
@@ -123,11 +83,7 @@ def doctor(
         for item in REGISTRY:
             typer.echo(f"{item.id:<20} {item.title}")
         return 0
-    fmt = "json" if json_output else output_format
-    if fmt not in ("text", "json", "markdown"):
-        raise GpucheckError(
-            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
-        )
+    fmt = chosen_format(json_output, output_format)
     from gpucheck.render import doctor as render
     from gpucheck.render.format import target_header, target_line
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gpucheck.cli._options import JsonOption, MatrixOption
+from gpucheck.cli._options import FormatOption, JsonOption, MatrixOption, chosen_format
 from gpucheck.errors import GpucheckError
 
 
@@ -17,10 +17,7 @@ def explain(
         typer.Argument(metavar="FILE", show_default=False, hidden=True),
     ] = "-",
     json_output: JsonOption = False,
-    output_format: Annotated[
-        str,
-        typer.Option("--format", metavar="FORMAT", help="text, json or markdown."),
-    ] = "text",
+    output_format: FormatOption = "text",
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Also list the harmless and good lines.")
     ] = False,
@@ -32,11 +29,7 @@ def explain(
     from gpucheck.matrix import load_matrix
     from gpucheck.render import explain as render
 
-    fmt = "json" if json_output else output_format
-    if fmt not in ("text", "json", "markdown"):
-        raise GpucheckError(
-            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
-        )
+    fmt = chosen_format(json_output, output_format)
     if source == "-" and sys.stdin.isatty():
         raise GpucheckError(
             "nothing on standard input",

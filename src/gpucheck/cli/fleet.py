@@ -9,15 +9,20 @@ from typing import Annotated
 import typer
 
 from gpucheck.cli._options import (
+    AllowCpuOption,
     ExpectCudaOption,
     ExpectTfOption,
+    FormatOption,
     JsonOption,
+    JunitOption,
     MatrixOption,
     MinCapabilityOption,
     MinFreeMemoryOption,
     MinGpusOption,
     RedactOption,
     RequireGpuOption,
+    StrictOption,
+    chosen_format,
     progress,
     write_file,
 )
@@ -30,19 +35,11 @@ def fleet(
         typer.Argument(metavar="PATH", show_default=False, hidden=True),
     ] = None,
     json_output: JsonOption = False,
-    output_format: Annotated[
-        str,
-        typer.Option("--format", metavar="FORMAT", help="text, json or markdown."),
-    ] = "text",
+    output_format: FormatOption = "text",
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show every attribute, also those all agree on.")
     ] = False,
-    junit: Annotated[
-        str | None,
-        typer.Option(
-            "--junit", metavar="FILE", help="Also write a JUnit XML report (one testcase per node)."
-        ),
-    ] = None,
+    junit: JunitOption = None,
     ray: Annotated[
         bool,
         typer.Option(
@@ -64,10 +61,8 @@ def fleet(
         bool,
         typer.Option("--no-tf", help="With --ray: probe without importing TensorFlow (fast)."),
     ] = False,
-    allow_cpu: Annotated[
-        bool, typer.Option("--allow-cpu", help="No usable GPU is a warning, not a failure.")
-    ] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+    allow_cpu: AllowCpuOption = False,
+    strict: StrictOption = False,
     require_gpu: RequireGpuOption = False,
     min_gpus: MinGpusOption = None,
     min_compute_capability: MinCapabilityOption = None,
@@ -83,11 +78,7 @@ def fleet(
     from gpucheck.fleet import judge_fleet, read_inputs
     from gpucheck.matrix import load_matrix
 
-    fmt = "json" if json_output else output_format
-    if fmt not in ("text", "json", "markdown"):
-        raise GpucheckError(
-            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
-        )
+    fmt = chosen_format(json_output, output_format)
     requirements = Requirements.from_flags(
         require_gpu=require_gpu,
         min_gpus=min_gpus,
