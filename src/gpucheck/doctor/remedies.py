@@ -58,14 +58,15 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
         return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
     cuda = (row.windows_native_cuda if known.os == "Windows" else row.cuda) if row else None
     cudnn = (row.windows_native_cudnn if known.os == "Windows" else row.cudnn) if row else None
-    if cuda:
+    if row is not None and cuda:
         where = (
             "add their bin folder to PATH"
             if known.os == "Windows"
             else "add their lib64 folder to LD_LIBRARY_PATH"
         )
-        return f"install CUDA {cuda} and cuDNN {cudnn} (what TensorFlow {row.version if row else ''} was built with) and {where}".replace(
-            "  ", " "
+        return (
+            f"install CUDA {cuda} and cuDNN {cudnn} (what TensorFlow {row.version} was built "
+            f"with) and {where}"
         )
     return (
         "install the CUDA and cuDNN versions your TensorFlow was built with "
