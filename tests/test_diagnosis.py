@@ -246,3 +246,30 @@ def test_another_framework_on_the_gpu_clears_the_driver() -> None:
         "PyTorch 2.13.0 (CUDA 12.1) uses the GPU here, so the driver works: "
     )
     assert "because libcudart.so.11.0 did not load" in symptom.summary
+
+
+def test_an_import_failure_is_not_blamed_on_a_circumstance() -> None:
+    # TensorFlow fails to import with a reason its traceback gives, on a machine without a
+    # driver: the missing driver does not explain it, and the import is the first thing to fix
+    base = scenario("real-tf-2.15-py3.11-no-driver")
+    tensorflow = dataclasses.replace(
+        base.tensorflow,
+        version=None,
+        build_info=None,
+        is_built_with_cuda=None,
+        physical_devices=(),
+        logical_devices=(),
+        ops=(),
+        error="import tensorflow failed: ImportError: x",
+        log=(),
+        traceback=None,
+    )
+    snapshot = dataclasses.replace(base, tensorflow=tensorflow)
+    for allow_cpu in (False, True):
+        report = run_checks(snapshot, load_matrix(), allow_cpu=allow_cpu)
+        imported = next(f for f in report.findings if f.check == "tf_import")
+        assert "because" not in imported.summary
+        assert report.first_fix is not None
+        assert report.first_fix.cause == "tf_import_failed", allow_cpu
+        assert report.first_fix.fix is not None
+        assert "reinstall" in report.first_fix.fix

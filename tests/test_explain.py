@@ -160,3 +160,16 @@ def test_unreadable_input_is_one_line_and_exit_2(
     assert result.stdout == ""
     folder = run_cli(["explain", str(tmp_path)])
     assert folder.exit_code == 2
+
+
+def test_logs_in_other_encodings_are_read(run_cli: Any, tmp_path: Path) -> None:
+    text = (REAL / "tf210-np2-py310_import-tensorflow.stderr").read_text()
+    for name, data in (
+        ("latin1.log", "Caf\xe9 training\n".encode("latin-1") + text.encode("utf-8")),
+        ("utf16.log", text.encode("utf-16")),  # PowerShell's `>`
+    ):
+        path = tmp_path / name
+        path.write_bytes(data)
+        result = run_cli(["explain", "--json", str(path)])
+        assert result.exit_code == 1, name
+        assert result.json()["first_fix"]["cause"] == "numpy_incompatible"

@@ -151,3 +151,29 @@ def test_a_version_2_snapshot_needs_its_new_sections(tmp_path: Path) -> None:
     del data["target"]
     with pytest.raises(GpucheckError, match="target: missing"):
         load_snapshot(_write(tmp_path, json.dumps(data)))
+
+
+def test_snapshots_written_by_windows_shells_load(tmp_path: Path) -> None:
+    # PowerShell 5.1's `>` writes UTF-16 with a BOM; `Out-File -Encoding utf8` a UTF-8 BOM
+    text = scenario("two-a100").to_json()
+    for name, data in (
+        ("utf16.json", text.encode("utf-16")),
+        ("bom.json", b"\xef\xbb\xbf" + text.encode("utf-8")),
+    ):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert load_snapshot(path) == scenario("two-a100")
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("[" * 100_000, "nested too deeply"),
+        ('{"schema_version": 1, "verdict": "fail", "findings": []}', "doctor --json` report"),
+    ],
+)
+def test_odd_json_is_one_clear_error(tmp_path: Path, content: str, words: str) -> None:
+    with pytest.raises(GpucheckError) as caught:
+        load_snapshot(_write(tmp_path, content))
+    assert caught.value.exit_code == ExitCode.USAGE
+    assert words in caught.value.message

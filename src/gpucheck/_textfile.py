@@ -1,7 +1,8 @@
-"""Reading a text the user hands over (a log, a pasted report): a file or standard input."""
+"""Reading a text the user hands over (a log, a pasted report, a snapshot): a file or stdin."""
 
 from __future__ import annotations
 
+import codecs
 import sys
 from pathlib import Path
 
@@ -27,15 +28,24 @@ def read_text(path: str) -> str:
         raise GpucheckError(
             f"cannot read {path!r}: {exc.strerror}", reference="input-unreadable"
         ) from None
-    if b"\x00" in data[:65536]:
+    text = decode(data)
+    if text is None:
         raise GpucheckError(
             f"{'standard input' if path == '-' else repr(path)} is binary, not text",
             reference="input-binary",
             hint="give the text log (stderr of the job, or text copied from the report)",
         )
-    for encoding in ("utf-8", "utf-16"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("latin-1")
+    return text
+
+
+def decode(data: bytes) -> str | None:
+    """Text as editors and shells write it: a byte-order mark decides (UTF-8, or UTF-16 as
+    Windows PowerShell's `>` writes it), else UTF-8 (a stray byte of another encoding becomes
+    U+FFFD; the rest stays readable). ``None`` for binary data (a NUL byte without a UTF-16 BOM)."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8", "replace")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", "replace")
+    if b"\x00" in data[:65536]:
+        return None
+    return data.decode("utf-8", "replace")

@@ -532,16 +532,18 @@ def parse_tolerance(value: str) -> float:
 
 
 def load_baseline(path: str) -> dict[str, Any]:
+    from gpucheck._textfile import decode
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        with open(path, "rb") as handle:
+            data = json.loads(decode(handle.read()) or "\x00")
     except FileNotFoundError:
         raise GpucheckError(
             f"--baseline {path!r} does not exist",
             reference="baseline-missing",
             hint="write one with: gpucheck bench --output baseline.json",
         ) from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise GpucheckError(
             f"--baseline {path!r} is not readable JSON: {exc}", reference="baseline-invalid"
         ) from None

@@ -355,6 +355,8 @@ class Snapshot:
         """Validate and load a snapshot; a newer schema or a wrong shape is a GpucheckError."""
         if not isinstance(data, dict):
             raise _invalid("the top level is not a JSON object")
+        if "findings" in data and "verdict" in data:
+            raise _invalid("it is a `gpucheck doctor --json` report, not a snapshot")
         version = data.get("schema_version")
         if not isinstance(version, int) or isinstance(version, bool):
             raise _invalid("it has no integer schema_version")
@@ -383,24 +385,31 @@ class Snapshot:
             raise _invalid(
                 f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             ) from None
+        except RecursionError:
+            raise _invalid("JSON nested too deeply") from None
         return cls.from_dict(data)
 
 
 def load_snapshot(path: str | Path) -> Snapshot:
     """Read a snapshot written by ``gpucheck detect --json``."""
+    from gpucheck._textfile import decode
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise GpucheckError(
             f"snapshot file {str(path)!r} does not exist",
             reference="snapshot-missing",
             hint="write one with: gpucheck detect --json > env.json",
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise GpucheckError(
             f"cannot read snapshot file {str(path)!r}: {exc}", reference="snapshot-unreadable"
         ) from None
+    text = decode(data)  # PowerShell's `>` writes UTF-16, Out-File a UTF-8 BOM
+    if text is None:
+        raise _invalid("it is binary, not JSON")
     if not text.strip():
         raise GpucheckError(
             f"snapshot file {str(path)!r} is empty",

@@ -71,8 +71,17 @@ DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for 
 assert len(_LAYERS) < DEPTH_LAST
 
 
+_UNEXPLAINED_DEPTH = dict.fromkeys(("tf_import_failed", "tf_crashed", "tf_probe_timeout"), DEPTH["cpu_unsupported"])
+"""Where an unexplained symptom ranks: TensorFlow that does not import is an import-layer
+problem, below the driver; other symptoms rank after every cause."""
+
+
 def depth(code: str) -> int:
     return DEPTH.get(code, DEPTH_LAST)
+
+
+def _symptom_depth(code: str) -> int:
+    return _UNEXPLAINED_DEPTH.get(code, DEPTH_LAST)
 
 
 _NO_GPU_IN_TF = frozenset(
@@ -147,6 +156,16 @@ EXPLAINS: dict[str, frozenset[str]] = {
 explaining cause says why, and its fix is the one to apply."""
 
 SYMPTOMS = frozenset(EXPLAINS)
+
+NEEDS_EVIDENCE: dict[str, frozenset[str]] = {
+    "tf_import_failed": frozenset(),
+    "tf_crashed": frozenset({"library_crashes_loader"}),
+    "tf_probe_timeout": frozenset(),
+}
+"""Symptoms a circumstance does not explain: an import that failed or crashed is explained only
+by a cause its own traceback or log points at (a missing driver does not make `import
+tensorflow` fail). The codes listed may explain it without a line: a library that crashes every
+loader explains a crash."""
 
 # --- causes --------------------------------------------------------------------------------
 
@@ -339,7 +358,9 @@ def diagnose(
         candidates = [
             c
             for c in causes.values()
-            if c.code in EXPLAINS[symptom] and not (witnesses and c.code in DRIVER_LAYER)
+            if c.code in EXPLAINS[symptom]
+            and not (witnesses and c.code in DRIVER_LAYER)
+            and (symptom not in NEEDS_EVIDENCE or c.evidence or c.code in NEEDS_EVIDENCE[symptom])
         ]
         if not candidates:
             rewritten.append(finding)
@@ -377,12 +398,17 @@ def diagnose(
         for f in rewritten
         if f.cause in SYMPTOMS and f.status in (Status.FAIL, Status.WARN) and f.cause
     ]
-    ranked = sorted(
-        causes.values(),
-        key=lambda c: (-c.status.severity, depth(c.code)),
+    # causes and unexplained symptoms by severity, then depth (an unexplained symptom after the
+    # causes of its layer); explained symptoms last, after the causes that explain them
+    unexplained = [s for s in symptoms if s.check not in explained]
+    ordered = sorted(
+        [*causes.values(), *unexplained],
+        key=lambda c: (
+            -c.status.severity,
+            _symptom_depth(c.code) if c.code in SYMPTOMS else depth(c.code),
+            c.code in SYMPTOMS,
+        ),
     )
-    # unexplained symptoms come after the causes of the same severity; explained ones last
-    ordered = _merge(ranked, [s for s in symptoms if s.check not in explained])
     ordered += [s for s in symptoms if s.check in explained]
     return Diagnosis(tuple(rewritten), tuple(ordered), tuple(evidence))
 
@@ -396,16 +422,6 @@ def _witnessed(witnesses: Sequence[str], code: str) -> str:
 def witness_names(frameworks: Sequence[FrameworkInfo]) -> list[str]:
     """ "PyTorch 2.13.0 (CUDA 12.1)" for each framework that used the GPU."""
     return [facts.framework_label(f) for f in frameworks if f.gpu_usable]
-
-
-def _merge(causes: list[Cause], symptoms: list[Cause]) -> list[Cause]:
-    out: list[Cause] = []
-    pending = list(symptoms)
-    for cause in causes:
-        while pending and pending[0].status.severity > cause.status.severity:
-            out.append(pending.pop(0))
-        out.append(cause)
-    return out + pending
 
 
 def _lower_first(text: str) -> str:

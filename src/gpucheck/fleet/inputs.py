@@ -78,12 +78,17 @@ def read_inputs(paths: Sequence[str]) -> list[NodeInput]:
 
 def read_node(path: Path) -> NodeInput:
     source = str(path)
+    from gpucheck._textfile import decode
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return NodeInput(source, problem="does not exist")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         return NodeInput(source, problem=f"cannot be read: {exc}")
+    text = decode(raw)  # PowerShell's `>` writes UTF-16, Out-File a UTF-8 BOM
+    if text is None:
+        return NodeInput(source, problem="is binary, not JSON")
     if not text.strip():
         return NodeInput(source, problem="is empty")
     try:
@@ -92,6 +97,8 @@ def read_node(path: Path) -> NodeInput:
         return NodeInput(
             source, problem=f"is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         )
+    except RecursionError:
+        return NodeInput(source, problem="is JSON nested too deeply")
     try:
         if isinstance(data, dict) and "findings" in data and "verdict" in data:
             return NodeInput(source, report=doctor_report(data))
