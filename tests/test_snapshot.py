@@ -177,3 +177,13 @@ def test_odd_json_is_one_clear_error(tmp_path: Path, content: str, words: str) -
         load_snapshot(_write(tmp_path, content))
     assert caught.value.exit_code == ExitCode.USAGE
     assert words in caught.value.message
+
+
+def test_a_version_1_snapshot_of_an_unusable_target_keeps_no_borrowed_version(
+    tmp_path: Path,
+) -> None:
+    # gpucheck 1 wrote its own Python version when the target could not be queried
+    raw = json.loads((V1 / "real-cpu-only-tf-2.21-no-driver.json").read_text())
+    raw["packages"]["error"] = "/usr/bin/python2.6 exited with status 1: SyntaxError"
+    snapshot = load_snapshot(_write(tmp_path, json.dumps(raw)))
+    assert snapshot.system.python_version is None

@@ -255,3 +255,29 @@ def test_the_interpreter_probe_runs_on_every_python_tensorflow_supported() -> No
         ran += 1
     if ran == 0:
         pytest.skip("no pyenv interpreters here")
+
+
+def test_a_broken_active_environment_is_reported_not_replaced(
+    run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "venv"
+    (broken / "bin").mkdir(parents=True)
+    (broken / "bin" / "python").symlink_to(tmp_path / "gone")  # its base Python was removed
+    monkeypatch.setenv("VIRTUAL_ENV", str(broken))
+    result = run_cli(["doctor", "--no-tf", "--json"])
+    data = result.json()
+    assert data["target"]["chosen_by"] == "virtual_env"
+    python = next(f for f in data["findings"] if f["check"] == "python")
+    assert python["cause"] == "python_unusable"
+    assert f"the active environment {broken} has no working Python" in python["fix"]
+
+
+def test_output_of_a_sitecustomize_does_not_spoil_the_facts(
+    run_cli: Any, two_venvs_of_one_base: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, _ = two_venvs_of_one_base
+    (tmp_path / "sitecustomize.py").write_text('print("welcome to the cluster")\n')
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    data = detect_json(run_cli, "--python", str(project))
+    assert data["target"]["error"] is None
+    assert tf_names(data) == ["tensorflow 2.15.1"]

@@ -431,12 +431,16 @@ def _from_schema_1(data: dict[str, Any]) -> dict[str, Any]:
     system = data.get("system")
     executable = system.get("python_executable") if isinstance(system, dict) else None
     missing = "not recorded (snapshot schema 1)"
+    packages = data.get("packages")
+    if isinstance(system, dict) and isinstance(packages, dict) and packages.get("error"):
+        # gpucheck 1 wrote its own Python version where the target could not be queried
+        system = {**system, "python_version": None}
     upgraded: dict[str, Any] = {}
     for key in _SCHEMA_1_KEYS:
         if key == "system":
             upgraded["node"] = {"hostname": None, "labels": {}}
         if key in data:
-            upgraded[key] = data[key]
+            upgraded[key] = system if key == "system" else data[key]
         if key == "system":
             upgraded["target"] = {
                 "python_executable": executable if isinstance(executable, str) else "",

@@ -100,9 +100,12 @@ def choose_target(python: str | None, environ: Mapping[str, str] | None = None) 
             continue
         if os.path.realpath(prefix) == own_prefix:  # gpucheck lives in the active environment
             return Target(own_target().python, chosen_by)
-        inside = _environment_python(prefix)
-        if inside is not None:
-            return Target(inside, chosen_by)
+        # An active environment without a working interpreter is reported as such (the probe
+        # cannot run it), never quietly replaced by gpucheck's own.
+        inside = _environment_python(prefix) or os.path.join(
+            os.path.abspath(prefix), "bin", "python"
+        )
+        return Target(inside, chosen_by)
     return own_target()
 
 

@@ -197,4 +197,9 @@ if __name__ == "__main__":
         for p in sys.path
         if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))
     ]
-    json.dump(collect(), sys.stdout)
+    facts = collect()
+    if len(sys.argv) > 1:  # a file: whatever a sitecustomize prints on stdout cannot spoil it
+        with open(sys.argv[1], "w") as handle:
+            json.dump(facts, handle)
+    else:
+        json.dump(facts, sys.stdout)

@@ -126,12 +126,19 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if problem:
         # Never judge with gpucheck's own facts: say what the target is and why it is unusable.
         if not py:
+            fix = f"point --python at a Python interpreter; {_python_to_install(snapshot, matrix)}"
+            if target.chosen_by in ("virtual_env", "conda_env"):
+                env = os.path.dirname(os.path.dirname(exe))
+                fix = (
+                    f"the active environment {env} has no working Python: recreate it "
+                    f"(python3 -m venv {env}) or deactivate it; or pass --python PATH"
+                )
             return fail(
                 "python",
                 "python_unusable",
                 f"{exe} did not report a Python version: it cannot be diagnosed",
                 problem,
-                f"point --python at a Python interpreter; {_python_to_install(snapshot, matrix)}",
+                fix,
             )
         from gpucheck.recommend import recommend
 
@@ -144,7 +151,8 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "python_unusable",
             f"Python {py} at {exe} could not be queried" + (f"; {best}" if best else ""),
             problem,
-            _python_to_install(snapshot, matrix),
+            f'{exe} -c "import sys; print(sys.prefix)"  # must run cleanly: fix what stops it '
+            "(a broken sitecustomize, PYTHONPATH or environment), or point --python elsewhere",
         )
     if not py:
         return skip("python", "the interpreter did not report its version")
@@ -206,15 +214,28 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
         details = [f"Interpreter: {snapshot.system.python_executable} ({where})"]
         details += [f"- {reason}" for reason in rec.reasons]
         if target.chosen_by == "gpucheck" and facts.isolated_tool_environment(target.prefix):
-            details.append(
-                "gpucheck runs from its own isolated environment (pipx / uv tool): to diagnose "
-                "your project, activate its virtual environment or pass --python PATH."
+            # Never install TensorFlow into gpucheck's own pipx / uv tool environment.
+            return fail(
+                "tf_install",
+                "tf_not_installed",
+                "no environment to diagnose: gpucheck runs from its own isolated environment "
+                "(pipx / uv tool), which has no TensorFlow",
+                "\n".join(details),
+                "activate your project's virtual environment (source .venv/bin/activate) and run "
+                "gpucheck again, or: gpucheck doctor --python /path/to/project/python",
             )
-        fix = rec.command or (
-            _python_to_install(snapshot, matrix)
-            if rec.python_upgrade
-            else 'pip install "tensorflow[and-cuda]"'
-        )
+        if rec.command:
+            fix = rec.command
+        elif rec.python_upgrade and snapshot.system.os == "Windows":
+            fix = (
+                f"use Python {rec.python_upgrade} for native-Windows GPU support "
+                '(pip install "tensorflow<2.11"), or WSL2 for current releases'
+            )
+        elif rec.python_upgrade:
+            extra = "[and-cuda]" if snapshot.system.os == "Linux" else ""
+            fix = f'use Python {rec.python_upgrade}, then: pip install "tensorflow{extra}"'
+        else:
+            fix = 'pip install "tensorflow[and-cuda]"'
         return fail(
             "tf_install",
             "tf_not_installed",

@@ -71,7 +71,9 @@ DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for 
 assert len(_LAYERS) < DEPTH_LAST
 
 
-_UNEXPLAINED_DEPTH = dict.fromkeys(("tf_import_failed", "tf_crashed", "tf_probe_timeout"), DEPTH["cpu_unsupported"])
+_UNEXPLAINED_DEPTH = dict.fromkeys(
+    ("tf_import_failed", "tf_crashed", "tf_probe_timeout"), DEPTH["cpu_unsupported"]
+)
 """Where an unexplained symptom ranks: TensorFlow that does not import is an import-layer
 problem, below the driver; other symptoms rank after every cause."""
 

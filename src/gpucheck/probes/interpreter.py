@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gpucheck._children import script
@@ -53,15 +55,24 @@ def probe_interpreter(target: Target | None = None, timeout_s: float = 60.0) -> 
         from gpucheck._children import interpreter_probe
 
         return _facts(interpreter_probe.collect(), python)
-    try:
-        result = run_child([python, script("interpreter_probe")], timeout_s=timeout_s)
-    except OSError as exc:
-        return InterpreterFacts("", python, (), error=f"cannot run {python}: {exc.strerror}")
+    with tempfile.TemporaryDirectory(prefix="gpucheck-interpreter-") as tmp:
+        out = Path(tmp) / "facts.json"
+        try:
+            result = run_child([python, script("interpreter_probe"), str(out)], timeout_s=timeout_s)
+        except OSError as exc:
+            return InterpreterFacts("", python, (), error=f"cannot run {python}: {exc.strerror}")
+        try:
+            written = out.read_text(encoding="utf-8")
+        except OSError:
+            written = ""
     if result.returncode == 0:
         try:
-            return _facts(json.loads(result.stdout), python)
+            return _facts(json.loads(written), python)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            problem = f"{python} gave unreadable facts: {exc}"
+            said = (result.stdout.strip() or result.stderr.strip()).splitlines()[:1]
+            problem = f"{python} gave unreadable facts ({exc})" + (
+                f"; it printed: {said[0][:200]}" if said else ""
+            )
     else:
         lines = result.stderr.strip().splitlines()
         tail = lines[-1] if lines else ""
