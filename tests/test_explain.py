@@ -173,3 +173,13 @@ def test_logs_in_other_encodings_are_read(run_cli: Any, tmp_path: Path) -> None:
         result = run_cli(["explain", "--json", str(path)])
         assert result.exit_code == 1, name
         assert result.json()["first_fix"]["cause"] == "numpy_incompatible"
+
+
+def test_an_extra_that_did_not_exist_yet_gets_a_release_that_has_it() -> None:
+    # pip on this machine: "tensorflow 2.13.1 does not provide the extra 'and-cuda'"
+    text = (REAL / "pip-py311-tf213-andcuda_pip-install.stderr").read_text()
+    first = explain(text, load_matrix()).report.first_fix
+    assert first is not None
+    assert first.cause == "install_resolution_failed"
+    assert first.fix is not None
+    assert first.fix.startswith('pip install "tensorflow[and-cuda]>=2.14"')

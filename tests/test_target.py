@@ -281,3 +281,37 @@ def test_output_of_a_sitecustomize_does_not_spoil_the_facts(
     data = detect_json(run_cli, "--python", str(project))
     assert data["target"]["error"] is None
     assert tf_names(data) == ["tensorflow 2.15.1"]
+
+
+def test_fixes_use_the_target_pip_wherever_they_say_pip() -> None:
+    import dataclasses
+
+    from gpucheck.doctor.facts import with_target_pip
+    from tests.conftest import scenario
+
+    base = scenario("two-a100")
+    flagged = dataclasses.replace(
+        base,
+        target=dataclasses.replace(
+            base.target, python_executable="/opt/my env/bin/python", chosen_by="python_flag"
+        ),
+    )
+    said = with_target_pip(
+        'nothing named it; reinstall: pip install --force-reinstall "x" && pip uninstall -y y',
+        flagged,
+    )
+    assert said == (
+        "nothing named it; reinstall: '/opt/my env/bin/python' -m pip install --force-reinstall "
+        "\"x\" && '/opt/my env/bin/python' -m pip uninstall -y y"
+    )
+    assert with_target_pip("python -m pip install x", flagged) == "python -m pip install x"
+    windows = dataclasses.replace(
+        flagged,
+        system=dataclasses.replace(flagged.system, os="Windows"),
+        target=dataclasses.replace(
+            flagged.target, python_executable="C:\\Users\\me\\my env\\Scripts\\python.exe"
+        ),
+    )
+    assert with_target_pip("pip install x", windows) == (
+        '"C:\\Users\\me\\my env\\Scripts\\python.exe" -m pip install x'
+    )

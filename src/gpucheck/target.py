@@ -109,11 +109,16 @@ def choose_target(python: str | None, environ: Mapping[str, str] | None = None) 
     return own_target()
 
 
-def pip_command(python_executable: str, chosen_by: str) -> str:
+def pip_command(python_executable: str, chosen_by: str, *, windows: bool = False) -> str:
     """How to run the target's pip: plain ``pip`` inside the active environment, else through
-    the target interpreter itself (``pip`` on PATH may belong to another Python)."""
+    the target interpreter itself (``pip`` on PATH may belong to another Python). Quoted for
+    the shell of the target's OS (cmd and PowerShell take double quotes, not single)."""
     if chosen_by in ("python_flag", "gpucheck") and python_executable:
-        return f"{shlex.quote(python_executable)} -m pip"
+        if windows:
+            quoted = f'"{python_executable}"' if " " in python_executable else python_executable
+        else:
+            quoted = shlex.quote(python_executable)
+        return f"{quoted} -m pip"
     return "pip"
 
 

@@ -308,15 +308,16 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             '"import tensorflow as tf; tf.config.list_physical_devices()"  # shows where it crashes',
         )
     if tf.error:
-        first, _, rest = tf.error.partition("\n")
-        version = facts.tf_version(snapshot)
+        summary = " ".join(tf.error.split())  # one line: the error may span several
+        if len(summary) > 240:
+            summary = summary[:237] + "..."
         return fail(
             "tf_import",
             "tf_import_failed",
-            first.strip(),
-            (rest.strip() + "\n" if rest.strip() else "") + f"Last log lines:\n{log_tail}",
+            summary,
+            f"{tf.error}\nLast log lines:\n{log_tail}",
             "the lines above the error name what is missing; if none does, reinstall: "
-            f'pip install --force-reinstall "tensorflow{"==" + version if version else ""}"',
+            f"pip install --force-reinstall {facts.installed_requirement(snapshot)}",
         )
     return ok("tf_import", f"TensorFlow {tf.version} imports in {tf.import_seconds or 0:.1f} s")
 
@@ -422,6 +423,8 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
         if snapshot.system.is_wsl:
             fix = "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
+        elif snapshot.system.os == "Windows":
+            fix = "install the NVIDIA driver for your GPU (nvidia.com/drivers), then run nvidia-smi"
         else:
             fix = "sudo ubuntu-drivers install && sudo reboot  # or your distribution's NVIDIA driver package; then nvidia-smi"
         return fail(
@@ -769,6 +772,12 @@ def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> s
     return f"no TensorFlow release in gpucheck's table ships kernels for compute capability {capability}"
 
 
+_FIND_WHY = (
+    "run your program with TF_CPP_MIN_LOG_LEVEL=0 and read its log with gpucheck explain "
+    "(or add it here: gpucheck doctor --log FILE)"
+)
+
+
 @check("tf_gpus", "TensorFlow sees every visible GPU", gpu=True)
 def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
     visible, _ = facts.visible_gpus(snapshot)
@@ -784,7 +793,7 @@ def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "tf_sees_fewer_gpus",
                 "TensorFlow's log shows a GPU, but TensorFlow created no GPU device",
                 "The driver did not list the GPU to gpucheck; TensorFlow's own log did.",
-                "fix the cause below; `gpucheck doctor --verbose` shows the evidence",
+                _FIND_WHY,
             )
         return skip("tf_gpus", "no GPU is visible to compare with")
     if len(seen) >= len(visible):
@@ -804,7 +813,7 @@ def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
         "tf_sees_fewer_gpus",
         f"the driver shows {len(visible)} GPU(s), TensorFlow sees {len(seen)}",
         details,
-        "fix the first failing check above; `gpucheck doctor --verbose` shows the evidence",
+        _FIND_WHY,
     )
 
 

@@ -26,6 +26,16 @@ def tf_version(snapshot: Snapshot) -> str | None:
     return main[0].version if main else None
 
 
+def installed_requirement(snapshot: Snapshot) -> str:
+    """ "tensorflow-cpu==2.21.0": the installed TensorFlow distribution, to reinstall exactly it
+    (never a second distribution beside it)."""
+    main = main_distributions(snapshot)
+    if main:
+        return f'"{main[0].name}=={main[0].version}"'
+    version = snapshot.tensorflow.version
+    return f'"tensorflow=={version}"' if version else "tensorflow"
+
+
 def main_distributions(snapshot: Snapshot) -> list[Distribution]:
     return [d for d in snapshot.packages.tensorflow if d.name not in PLUGIN_DISTRIBUTIONS]
 
@@ -278,17 +288,22 @@ def isolated_tool_environment(prefix: str | None) -> bool:
     return "/pipx/venvs/" in text or "/uv/tools/" in text
 
 
-_PIP = re.compile(r"(^|&& |; )pip (install|uninstall)\b")
+# a `pip install`/`pip uninstall` wherever a fix says it, but not the one in `python -m pip`
+_PIP = re.compile(r"(?<!-m )(?<![\w./\\-])pip (install|uninstall)\b")
 
 
 def with_target_pip(command: str, snapshot: Snapshot) -> str:
     """``command`` with every ``pip install``/``pip uninstall`` run by the target's own pip."""
     from gpucheck.target import pip_command
 
-    pip = pip_command(snapshot.target.python_executable, snapshot.target.chosen_by)
+    pip = pip_command(
+        snapshot.target.python_executable,
+        snapshot.target.chosen_by,
+        windows=snapshot.system.os == "Windows",
+    )
     if pip == "pip":
         return command
-    return _PIP.sub(lambda m: f"{m.group(1)}{pip} {m.group(2)}", command)
+    return _PIP.sub(lambda m: f"{pip} {m.group(1)}", command)
 
 
 NVML_PLAIN_WORDS = {

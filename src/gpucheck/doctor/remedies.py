@@ -192,6 +192,10 @@ def _numpy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 
 @remedy("tf_install_broken")
 def _reinstall(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.snapshot is not None:
+        return (
+            f"pip install --force-reinstall --no-deps {facts.installed_requirement(known.snapshot)}"
+        )
     version = f"=={known.tf_version}" if known.tf_version else ""
     return f'pip install --force-reinstall --no-deps "tensorflow{version}"'
 
@@ -246,6 +250,18 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
         from gpucheck.recommend import recommend
 
         return recommend(known.snapshot, matrix).command
+    for item in evidence:
+        no_extra = re.search(
+            r"(\S+) (\d+\.\d+)[\w.]* does not provide the extra '(and-cuda|cuda)'",
+            item.line.message,
+        )
+        if no_extra:
+            # tensorflow[and-cuda] exists from TensorFlow 2.14 (Linux)
+            return (
+                f'pip install "{no_extra.group(1)}[and-cuda]>=2.14"  # the extra exists from '
+                f"2.14; for {no_extra.group(2)} install its CUDA and cuDNN yourself "
+                f"(gpucheck matrix --tf {no_extra.group(2)})"
+            )
     said = _pip_said(evidence)
     name = said[0] if said else "tensorflow"
     if name in ("tensorflow-gpu", "tf-nightly-gpu"):
@@ -327,8 +343,11 @@ def _cudnn_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> s
 
 @remedy("tf_import_failed")
 def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    version = f"=={known.tf_version}" if known.tf_version else ""
+    if known.snapshot is not None:
+        what = facts.installed_requirement(known.snapshot)
+    else:
+        what = f'"tensorflow=={known.tf_version}"' if known.tf_version else "tensorflow"
     return (
         "the lines above the error name what is missing; if none does, reinstall: "
-        f'pip install --force-reinstall "tensorflow{version}"'
+        f"pip install --force-reinstall {what}"
     )
