@@ -87,7 +87,7 @@ def platform(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "windows_native_unsupported",
                 f"TensorFlow {version} has no GPU support on native Windows (the last was {last})",
                 matrix.fact("windows_native_last_gpu").summary,
-                'use WSL2 (wsl --install, then pip install "tensorflow[and-cuda]" inside it), or pip install "tensorflow<2.11"',
+                'use WSL2 (wsl --install, then inside it: python3 -m pip install "tensorflow[and-cuda]"), or pip install "tensorflow<2.11"',
             )
         return ok(
             "platform",

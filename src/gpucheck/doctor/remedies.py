@@ -301,7 +301,7 @@ def _avx(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 
 @remedy("windows_native_unsupported")
 def _wsl(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'use WSL2 (wsl --install, then pip install "tensorflow[and-cuda]" inside it), or pip install "tensorflow<2.11"'
+    return 'use WSL2 (wsl --install, then inside it: python3 -m pip install "tensorflow[and-cuda]"), or pip install "tensorflow<2.11"'
 
 
 @remedy("keras_mismatch")

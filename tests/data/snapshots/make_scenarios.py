@@ -25,6 +25,7 @@ from gpucheck.snapshot import (
     NvmlGpu,
     NvmlInfo,
     Snapshot,
+    TargetInfo,
     TfDevice,
     TfDeviceDetails,
     TfOpResult,
@@ -416,7 +417,7 @@ def windows_native(base: Snapshot) -> Snapshot:
         os_pretty_name=None,
         arch="AMD64",
         python_version="3.11.7",
-        python_executable="C:\\Python311\\python.exe",
+        python_executable="C:\\Users\\me\\proj\\.venv\\Scripts\\python.exe",
         cpu_model="Intel64 Family 6 Model 151 Stepping 2, GenuineIntel",
         cpu_count=16,
     )
@@ -441,9 +442,17 @@ def windows_native(base: Snapshot) -> Snapshot:
     libraries = LibrariesInfo(
         probed=False, reason="library search is implemented for Linux only (this is win32)"
     )
+    target = TargetInfo(
+        python_executable="C:\\Users\\me\\proj\\.venv\\Scripts\\python.exe",
+        chosen_by="virtual_env",
+        prefix="C:\\Users\\me\\proj\\.venv",
+        base_prefix="C:\\Python311",
+        kind="venv",
+    )
     return replace(
         base,
         system=system,
+        target=target,
         nvml=nvml,
         packages=packages,
         tensorflow=tensorflow,  # type: ignore[return-value]
@@ -461,7 +470,7 @@ def macos(base: Snapshot) -> Snapshot:
         os_pretty_name=None,
         arch="arm64",
         python_version="3.11.7",
-        python_executable="/opt/homebrew/bin/python3.11",
+        python_executable="/Users/me/proj/.venv/bin/python",
         cpu_model="Apple M2",
         cpu_count=8,
         cpu_features=(),
@@ -493,9 +502,17 @@ def macos(base: Snapshot) -> Snapshot:
     libraries = LibrariesInfo(
         probed=False, reason="library search is implemented for Linux only (this is darwin)"
     )
+    target = TargetInfo(
+        python_executable="/Users/me/proj/.venv/bin/python",
+        chosen_by="virtual_env",
+        prefix="/Users/me/proj/.venv",
+        base_prefix="/opt/homebrew/opt/python@3.11/Frameworks/Python.framework/Versions/3.11",
+        kind="venv",
+    )
     return replace(
         base,
         system=system,
+        target=target,
         nvml=nvml,
         packages=packages,
         tensorflow=tensorflow,  # type: ignore[return-value]
