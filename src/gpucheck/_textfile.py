@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import json
 import sys
 from pathlib import Path
 
@@ -49,3 +50,41 @@ def decode(data: bytes) -> str | None:
     if b"\x00" in data[:65536]:
         return None
     return data.decode("utf-8", "replace")
+
+
+class JsonFileProblem(Exception):
+    """Why a JSON file gpucheck was given cannot be used, in words that follow its name
+    ("is empty", "is not JSON (...)"); ``kind`` is missing, unreadable or invalid."""
+
+    def __init__(self, kind: str, words: str) -> None:
+        super().__init__(words)
+        self.kind = kind
+        self.words = words
+
+
+def read_json_file(path: Path) -> object:
+    """The JSON document in ``path`` (snapshots, reports, baselines), whatever encoding a shell
+    wrote it in; a :class:`JsonFileProblem` when there is none."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise JsonFileProblem("missing", "does not exist") from None
+    except OSError as exc:
+        raise JsonFileProblem("unreadable", f"cannot be read: {exc}") from None
+    text = decode(raw)  # PowerShell's `>` writes UTF-16, Out-File a UTF-8 BOM
+    if text is None:
+        raise JsonFileProblem("invalid", "is binary, not JSON")
+    if not text.strip():
+        raise JsonFileProblem("invalid", "is empty")
+    return parse_json(text)
+
+
+def parse_json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonFileProblem(
+            "invalid", f"is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise JsonFileProblem("invalid", "is JSON nested too deeply") from None

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gpucheck.errors import GpucheckError
@@ -532,20 +533,15 @@ def parse_tolerance(value: str) -> float:
 
 
 def load_baseline(path: str) -> dict[str, Any]:
-    from gpucheck._textfile import decode
+    from gpucheck._textfile import JsonFileProblem, read_json_file
 
     try:
-        with open(path, "rb") as handle:
-            data = json.loads(decode(handle.read()) or "\x00")
-    except FileNotFoundError:
+        data = read_json_file(Path(path))
+    except JsonFileProblem as exc:
         raise GpucheckError(
-            f"--baseline {path!r} does not exist",
-            reference="baseline-missing",
+            f"--baseline {path!r} {exc.words}",
+            reference="baseline-missing" if exc.kind == "missing" else "baseline-invalid",
             hint="write one with: gpucheck bench --output baseline.json",
-        ) from None
-    except (OSError, ValueError, RecursionError) as exc:
-        raise GpucheckError(
-            f"--baseline {path!r} is not readable JSON: {exc}", reference="baseline-invalid"
         ) from None
     if (
         not isinstance(data, dict)

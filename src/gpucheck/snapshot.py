@@ -379,45 +379,32 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, text: str) -> Snapshot:
+        from gpucheck._textfile import JsonFileProblem, parse_json
+
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _invalid(
-                f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            ) from None
-        except RecursionError:
-            raise _invalid("JSON nested too deeply") from None
+            data = parse_json(text)
+        except JsonFileProblem as exc:
+            raise _invalid(exc.words.removeprefix("is ")) from None
         return cls.from_dict(data)
 
 
 def load_snapshot(path: str | Path) -> Snapshot:
     """Read a snapshot written by ``gpucheck detect --json``."""
-    from gpucheck._textfile import decode
+    from gpucheck._textfile import JsonFileProblem, read_json_file
 
     path = Path(path)
+    hint = "write one with: gpucheck detect --json > env.json"
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        data = read_json_file(path)
+    except JsonFileProblem as exc:
+        reference = {"missing": "snapshot-missing", "unreadable": "snapshot-unreadable"}
         raise GpucheckError(
-            f"snapshot file {str(path)!r} does not exist",
-            reference="snapshot-missing",
-            hint="write one with: gpucheck detect --json > env.json",
+            f"snapshot file {str(path)!r} {exc.words}",
+            reference=reference.get(exc.kind, "snapshot-invalid"),
+            hint=None if exc.kind == "unreadable" else hint,
         ) from None
-    except OSError as exc:
-        raise GpucheckError(
-            f"cannot read snapshot file {str(path)!r}: {exc}", reference="snapshot-unreadable"
-        ) from None
-    text = decode(data)  # PowerShell's `>` writes UTF-16, Out-File a UTF-8 BOM
-    if text is None:
-        raise _invalid("it is binary, not JSON")
-    if not text.strip():
-        raise GpucheckError(
-            f"snapshot file {str(path)!r} is empty",
-            reference="snapshot-invalid",
-            hint="write one with: gpucheck detect --json > env.json",
-        )
     try:
-        return Snapshot.from_json(text)
+        return Snapshot.from_dict(data)
     except GpucheckError as exc:
         exc.message = f"{path}: {exc.message}"
         raise

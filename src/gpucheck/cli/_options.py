@@ -72,6 +72,29 @@ def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
         yield status.update
 
 
+@contextmanager
+def bar_progress() -> Iterator[Callable[[str, str, int, int], None] | None]:
+    """Progress bars on stderr, one per (device, task), for long runs; ``None`` when stderr is
+    not a terminal."""
+    from gpucheck.render.console import make_console
+
+    console = make_console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress, TaskID
+
+    with Progress(console=console, transient=True) as bar:
+        tasks: dict[tuple[str, str], TaskID] = {}
+
+        def update(device: str, name: str, done: int, total: int) -> None:
+            if (device, name) not in tasks:
+                tasks[(device, name)] = bar.add_task(f"{device} {name}", total=total)
+            bar.update(tasks[(device, name)], completed=done)
+
+        yield update
+
+
 def snapshot_for(
     ctx: typer.Context,
     source: str | None,

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from gpucheck.cli._options import JsonOption, PythonOption, snapshot_for, target_for, write_file
+from gpucheck.cli._options import (
+    JsonOption,
+    PythonOption,
+    bar_progress,
+    snapshot_for,
+    target_for,
+    write_file,
+)
 from gpucheck.errors import ExitCode
 
 
@@ -137,36 +144,14 @@ def benchmark(
     previous = bench.load_baseline(baseline) if baseline is not None else None
     snapshot = snapshot_for(ctx, None, python, 60.0, tf=False)
     gpu_reason = bench.gpu_unavailable_reason(snapshot)
-    from gpucheck.render.console import make_console
-
-    err = make_console(stderr=True)
-    if err.is_terminal:
-        from rich.progress import Progress
-
-        with Progress(console=err, transient=True) as bar:
-            tasks: dict[tuple[str, str], Any] = {}
-
-            def progress(dev: str, name: str, done: int, total: int) -> None:
-                key = (dev, name)
-                if key not in tasks:
-                    tasks[key] = bar.add_task(f"{dev} {name}", total=total)
-                bar.update(tasks[key], completed=done)
-
-            result = bench.run(
-                plan,
-                snapshot,
-                gpu_reason=gpu_reason,
-                python=target_for(python).python,
-                timeout_s=timeout,
-                progress=progress,
-            )
-    else:
+    with bar_progress() as progress:
         result = bench.run(
             plan,
             snapshot,
             gpu_reason=gpu_reason,
             python=target_for(python).python,
             timeout_s=timeout,
+            progress=progress,
         )
     data = result.to_data()
     if output:
@@ -175,6 +160,7 @@ def benchmark(
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         from gpucheck.render.bench import render_report
+        from gpucheck.render.console import make_console
         from gpucheck.render.format import target_header
 
         console = make_console()

@@ -16,7 +16,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from gpucheck._numbers import is_whole_number
-from gpucheck.doctor import facts, logscan
+from gpucheck.doctor import facts, logscan, remedies
+from gpucheck.doctor.diagnosis import Known
 from gpucheck.doctor.findings import Finding, fail, info, ok, skip, warn
 from gpucheck.matrix import Matrix
 from gpucheck.snapshot import LibraryInfo, Snapshot
@@ -44,18 +45,8 @@ def check(id: str, title: str, *, gpu: bool = False) -> Callable[[CheckFunction]
     return register
 
 
-def _install(snapshot: Snapshot, matrix: Matrix, *, keep_installed: bool = True) -> str | None:
-    """The command that installs the TensorFlow this target can run (the one resolver), keeping
-    the installed release when it runs here."""
-    from gpucheck.recommend import recommend
-
-    prefer = facts.tf_version(snapshot) if keep_installed else None
-    return recommend(snapshot, matrix, prefer=prefer).command
-
-
 def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
-    install = _install(snapshot, matrix) or 'pip install "tensorflow[and-cuda]"'
-    return facts.with_target_pip(f"pip uninstall -y {' '.join(remove)} && {install}", snapshot)
+    return remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
 
 
 def _python_to_install(snapshot: Snapshot, matrix: Matrix) -> str:
@@ -87,7 +78,7 @@ def platform(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "windows_native_unsupported",
                 f"TensorFlow {version} has no GPU support on native Windows (the last was {last})",
                 matrix.fact("windows_native_last_gpu").summary,
-                'use WSL2 (wsl --install, then inside it: python3 -m pip install "tensorflow[and-cuda]"), or pip install "tensorflow<2.11"',
+                remedies.remedy_for("windows_native_unsupported", snapshot, matrix),
             )
         return ok(
             "platform",
@@ -297,7 +288,7 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "TensorFlow crashed with an illegal instruction",
                 "Official TensorFlow wheels need a CPU with AVX. CPU features: "
                 + (" ".join(snapshot.system.cpu_features) or "unknown"),
-                "use a CPU with AVX, or a TensorFlow built for this CPU",
+                remedies.remedy_for("cpu_unsupported", snapshot, matrix),
             )
         return fail(
             "tf_import",
@@ -316,8 +307,7 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "tf_import_failed",
             summary,
             f"{tf.error}\nLast log lines:\n{log_tail}",
-            "the lines above the error name what is missing; if none does, reinstall: "
-            f"pip install --force-reinstall {facts.installed_requirement(snapshot)}",
+            remedies.remedy_for("tf_import_failed", snapshot, matrix),
         )
     return ok("tf_import", f"TensorFlow {tf.version} imports in {tf.import_seconds or 0:.1f} s")
 
@@ -382,7 +372,7 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "no_nvidia_gpu",
                 f"driver {nvml.driver_version} is loaded but reports no GPU",
                 nvml.error or "",
-                "check that the GPU is attached to this machine or container (nvidia-smi)",
+                remedies.remedy_for("no_nvidia_gpu", snapshot, matrix),
             )
         names = ", ".join(sorted({g.name or "?" for g in nvml.gpus}))
         return ok(
@@ -413,7 +403,7 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "nvml_driver_mismatch",
             "the NVIDIA driver's library and kernel module have different versions: " + cpu_note,
             f"NVML: {nvml.error}. The driver was upgraded but the old kernel module is still loaded.",
-            "sudo reboot  # or unload and reload the nvidia kernel modules",
+            remedies.remedy_for("nvml_driver_mismatch", snapshot, matrix),
         )
     if nvml.error_code in ("library_not_found", "driver_not_loaded") or nvml.error_code is None:
         what = (
@@ -421,12 +411,7 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
             if nvml.error_code == "library_not_found"
             else "NVIDIA driver not loaded"
         )
-        if snapshot.system.is_wsl:
-            fix = "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
-        elif snapshot.system.os == "Windows":
-            fix = "install the NVIDIA driver for your GPU (nvidia.com/drivers), then run nvidia-smi"
-        else:
-            fix = "sudo ubuntu-drivers install && sudo reboot  # or your distribution's NVIDIA driver package; then nvidia-smi"
+        fix = remedies.remedy_for("no_nvidia_driver", snapshot, matrix)
         return fail(
             "nvidia_driver", "no_nvidia_driver", f"{what}; {cpu_note}", f"NVML: {nvml.error}", fix
         )
@@ -557,14 +542,8 @@ def _unmet_pins(snapshot: Snapshot) -> tuple[list[str], list[str]]:
     return unmet, wanted
 
 
-def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str:
-    row = facts.release(snapshot, matrix)
-    version = facts.tf_version(snapshot)
-    if row and row.and_cuda and snapshot.system.os == "Linux" and version:
-        return f'pip install "tensorflow[and-cuda]=={version}"'
-    cuda = facts.build_cuda(snapshot, matrix) or "?"
-    cudnn = facts.build_cudnn(snapshot, matrix) or "?"
-    return f"install CUDA {cuda} and cuDNN {cudnn} from NVIDIA's archive and add their lib64 folder to LD_LIBRARY_PATH"
+def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str | None:
+    return remedies.remedy_for("cuda_libs_missing", snapshot, matrix)
 
 
 @check("cuda_libraries", "CUDA libraries TensorFlow needs are found and load", gpu=True)
@@ -689,7 +668,7 @@ def gpu_visibility(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU from TensorFlow",
             f"The driver sees {len(snapshot.nvml.gpus)} GPU(s); CUDA shows a process only those listed "
             "in CUDA_VISIBLE_DEVICES, up to the first entry that names no GPU.",
-            "unset CUDA_VISIBLE_DEVICES  # or: export CUDA_VISIBLE_DEVICES=0",
+            remedies.remedy_for("gpu_hidden_by_env", snapshot, matrix),
         )
     shown = ", ".join(str(g.index) for g in visible)
     if len(visible) < len(snapshot.nvml.gpus):
@@ -733,7 +712,7 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "compute_capability",
                 "ptx_jit_required",
                 f"{label}: no binary kernels, CUDA JIT-compiles {fit.via} PTX on first use (can take 30 minutes or more)",
-                fix="export CUDA_CACHE_MAXSIZE=4294967296  # keep the JIT result between runs",
+                fix=remedies.remedy_for("ptx_jit_required", snapshot, matrix),
             )
         elif fit.kind == "too_old":
             finding = fail(
@@ -831,7 +810,7 @@ def xla(snapshot: Snapshot, matrix: Matrix) -> Finding:
         if line.rule and line.rule.cause in ("xla_libdevice_missing", "xla_ptxas_missing")
     ]
     libdevice, ptxas = snapshot.libraries.libdevice, snapshot.libraries.ptxas
-    fix = 'pip install "nvidia-cuda-nvcc-cu12"  # or: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda'
+    fix = remedies.remedy_for("xla_libdevice_missing", snapshot, matrix)
     if libdevice is None:
         status = fail if log_says else warn
         return status(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from gpucheck.doctor import facts
 from gpucheck.doctor.diagnosis import Evidence, Known
 from gpucheck.matrix import Matrix, TfRelease
+from gpucheck.snapshot import Snapshot
 
 Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | None]
 REMEDIES: dict[str, Remedy] = {}
@@ -56,23 +57,24 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
     row = _row(known, matrix)
     if row and row.and_cuda and known.os in (None, "Linux") and known.tf_version:
         return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
-    cuda = (row.windows_native_cuda if known.os == "Windows" else row.cuda) if row else None
-    cudnn = (row.windows_native_cudnn if known.os == "Windows" else row.cudnn) if row else None
-    if row is not None and cuda:
-        where = (
-            "add their bin folder to PATH"
-            if known.os == "Windows"
-            else "add their lib64 folder to LD_LIBRARY_PATH"
-        )
+    if known.snapshot is not None:
+        cuda = facts.build_cuda(known.snapshot, matrix)
+        cudnn = facts.build_cudnn(known.snapshot, matrix)
+    else:
+        windows = known.os == "Windows"
+        cuda = (row.windows_native_cuda if windows else row.cuda) if row else None
+        cudnn = (row.windows_native_cudnn if windows else row.cudnn) if row else None
+    if not cuda:
         return (
-            f"install CUDA {cuda} and cuDNN {cudnn} (what TensorFlow {row.version} was built "
-            f"with) and {where}"
+            "install the CUDA and cuDNN versions your TensorFlow was built with "
+            '(gpucheck matrix --tf <version>), or on Linux: pip install "tensorflow[and-cuda]"'
         )
-    return (
-        "install the CUDA and cuDNN versions your TensorFlow was built with "
-        "(gpucheck matrix --tf <version>), or on Linux: "
-        'pip install "tensorflow[and-cuda]"'
+    where = (
+        "add their bin folder to PATH"
+        if known.os == "Windows"
+        else "add their lib64 folder to LD_LIBRARY_PATH"
     )
+    return f"install CUDA {cuda} and cuDNN {cudnn or '?'} from NVIDIA's archive and {where}"
 
 
 @remedy("no_nvidia_driver")
@@ -177,10 +179,14 @@ def _memory_conflict(known: Known, matrix: Matrix, evidence: Sequence[Evidence])
 
 @remedy("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old")
 def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    row = _row(known, matrix)
-    major = (row.cuda or "12").split(".")[0] if row else "12"
+    if known.snapshot is not None:
+        cuda = facts.build_cuda(known.snapshot, matrix)
+    else:
+        row = _row(known, matrix)
+        cuda = row.cuda if row else None
+    major = (cuda or "12").split(".")[0]
     return (
-        f'pip install "nvidia-cuda-nvcc-cu{major}"  # ptxas and libdevice for XLA; or: '
+        f'pip install "nvidia-cuda-nvcc-cu{major}"  # or: '
         "export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda"
     )
 
@@ -286,17 +292,32 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
 
 @remedy("tensorflow_gpu_deprecated")
 def _tensorflow_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'pip uninstall -y tensorflow-gpu && pip install "tensorflow[and-cuda]"'
+    return replace_distributions(known, matrix, ["tensorflow-gpu"])
 
 
 @remedy("tf_cpu_only_build")
 def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'pip uninstall -y tensorflow-cpu && pip install "tensorflow[and-cuda]"'
+    if known.snapshot is not None:
+        names = [d.name for d in facts.main_distributions(known.snapshot)]
+        return replace_distributions(known, matrix, names or ["tensorflow-cpu"])
+    return replace_distributions(known, matrix, ["tensorflow-cpu"])
+
+
+def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> str:
+    """Uninstall ``remove`` and install the GPU build this machine can run (the one resolver,
+    keeping the installed release when it runs here)."""
+    install = 'pip install "tensorflow[and-cuda]"'
+    if known.snapshot is not None:
+        from gpucheck.recommend import recommend
+
+        command = recommend(known.snapshot, matrix, prefer=known.tf_version).command
+        install = command or install
+    return f"pip uninstall -y {' '.join(remove)} && {install}"
 
 
 @remedy("cpu_unsupported")
 def _avx(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "use a CPU with AVX, or a TensorFlow built for this CPU (built from source)"
+    return "use a CPU with AVX, or a TensorFlow built for this CPU"
 
 
 @remedy("windows_native_unsupported")
@@ -351,3 +372,8 @@ def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -
         "the lines above the error name what is missing; if none does, reinstall: "
         f"pip install --force-reinstall {what}"
     )
+
+
+def remedy_for(code: str, snapshot: Snapshot, matrix: Matrix) -> str | None:
+    """A check's fix for ``code``: the same remedy a log line with that cause gets."""
+    return fix_for(Known.from_snapshot(snapshot), matrix)(code, ())

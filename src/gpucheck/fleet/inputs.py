@@ -5,7 +5,6 @@ why), never an exception: one bad file never hides the fleet."""
 from __future__ import annotations
 
 import glob
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ class NodeInput:
     """One node as read: its snapshot, its doctor report, or why there is neither."""
 
     source: str
-    """The file it came from (or ``ray:<node id>``)."""
+    """The file it came from (or ``ray node <id>``)."""
     snapshot: Snapshot | None = None
     report: DoctorReportData | None = None
     problem: str | None = None
@@ -77,28 +76,13 @@ def read_inputs(paths: Sequence[str]) -> list[NodeInput]:
 
 
 def read_node(path: Path) -> NodeInput:
-    source = str(path)
-    from gpucheck._textfile import decode
+    from gpucheck._textfile import JsonFileProblem, read_json_file
 
+    source = str(path)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return NodeInput(source, problem="does not exist")
-    except OSError as exc:
-        return NodeInput(source, problem=f"cannot be read: {exc}")
-    text = decode(raw)  # PowerShell's `>` writes UTF-16, Out-File a UTF-8 BOM
-    if text is None:
-        return NodeInput(source, problem="is binary, not JSON")
-    if not text.strip():
-        return NodeInput(source, problem="is empty")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return NodeInput(
-            source, problem=f"is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        )
-    except RecursionError:
-        return NodeInput(source, problem="is JSON nested too deeply")
+        data = read_json_file(path)
+    except JsonFileProblem as exc:
+        return NodeInput(source, problem=exc.words)
     try:
         if isinstance(data, dict) and "findings" in data and "verdict" in data:
             return NodeInput(source, report=doctor_report(data))

@@ -11,7 +11,6 @@ import datetime
 import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Protocol
 
 from gpucheck.__about__ import __version__
@@ -30,7 +29,6 @@ from gpucheck.snapshot import (
     LibrariesInfo,
     NodeInfo,
     NvmlInfo,
-    PackagesInfo,
     Snapshot,
     SystemInfo,
     TargetInfo,
@@ -113,25 +111,13 @@ def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
     )
 
 
-@dataclass(frozen=True)
-class _Parts:
-    node: NodeInfo
-    system: SystemInfo
-    target: TargetInfo
-    packages: PackagesInfo
-    nvml: NvmlInfo
-    libraries: LibrariesInfo
-    tensorflow: TensorflowInfo
-    frameworks: FrameworksInfo
-
-
 def _collect(
     probes: Probes,
     pool: ThreadPoolExecutor,
     include_tensorflow: bool,
     timeout_s: float,
     say: Progress,
-) -> _Parts:
+) -> Snapshot:
     tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
     if tf_future is not None:
         say("TensorFlow: importing in a child process")
@@ -160,7 +146,19 @@ def _collect(
         frameworks = frameworks_future.result()
     else:
         frameworks = FrameworksInfo(probed=False, reason="skipped with --no-tf")
-    return _Parts(node, system, target, packages, nvml, libraries, tensorflow, frameworks)
+    return Snapshot(
+        schema_version=SCHEMA_VERSION,
+        created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        gpucheck_version=__version__,
+        node=node,
+        system=system,
+        target=target,
+        packages=packages,
+        nvml=nvml,
+        libraries=libraries,
+        tensorflow=tensorflow,
+        frameworks=frameworks,
+    )
 
 
 def collect_snapshot(
@@ -175,22 +173,9 @@ def collect_snapshot(
     allow_children()
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gpucheck-probe") as pool:
         try:
-            parts = _collect(probes, pool, include_tensorflow, timeout_s, say)
+            return _collect(probes, pool, include_tensorflow, timeout_s, say)
         except BaseException:
             # Ctrl-C lands in this thread; the children of the other probes must die too, or the
             # pool would wait for them.
             kill_all_children()
             raise
-    return Snapshot(
-        schema_version=SCHEMA_VERSION,
-        created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        gpucheck_version=__version__,
-        node=parts.node,
-        system=parts.system,
-        target=parts.target,
-        packages=parts.packages,
-        nvml=parts.nvml,
-        libraries=parts.libraries,
-        tensorflow=parts.tensorflow,
-        frameworks=parts.frameworks,
-    )
