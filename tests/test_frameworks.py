@@ -92,6 +92,21 @@ def test_the_real_frameworks_of_this_environment() -> None:
             assert framework.gpu_usable is False
             assert framework.error is None
             assert framework.cuda_version is None
+    # The CPU builds here are known from their distributions and start no child; run each
+    # framework's child anyway, for real, and check it says the same.
+    import os
+
+    from gpucheck.probes.frameworks import probe_one
+
+    for name, known in by_name.items():
+        child = probe_one(sys.executable, name, 120, dict(os.environ))
+        assert child.duration_s is not None  # a child really ran
+        assert child.error is None or known.built_with_cuda is not False, child
+        assert child.version is not None
+        assert child.version.split("+")[0] == (known.version or "").split("+")[0]
+        if known.built_with_cuda is False:
+            assert child.built_with_cuda is False, child
+            assert child.gpu_usable is not True
     if "torch" in by_name:
         import torch  # the test's own process, to compare with what the child said
 

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 _LIVE: set[subprocess.Popen[str]] = set()
 _LIVE_LOCK = threading.Lock()
@@ -186,6 +187,51 @@ def _kill_group(process: subprocess.Popen[str]) -> None:
             process.kill()
     except (ProcessLookupError, PermissionError):
         pass
+
+
+@dataclass(frozen=True)
+class StagedResult:
+    """A child that rewrites a JSON report after every stage (``tf_probe``, ``framework_probe``)."""
+
+    result: ChildResult
+    report: dict[str, Any]
+    """What it wrote last; empty when it wrote nothing."""
+    error: str | None
+    """Its own error, or how it ended: a hang, a crash or no report (with the last stage)."""
+
+
+def run_staged_child(
+    argv: Sequence[str],
+    *,
+    label: str,
+    timeout_s: float,
+    env: Mapping[str, str] | None = None,
+) -> StagedResult:
+    """Run ``argv`` plus the path of its report file, in a fresh folder (never importing a stray
+    module from the user's folder); keep whatever it reported before a hang or crash. OSError
+    (the interpreter does not exist) propagates."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="gpucheck-child-") as tmp:
+        report_path = Path(tmp) / "report.json"
+        result = run_child([*argv, str(report_path)], timeout_s=timeout_s, env=env, cwd=tmp)
+        try:
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            report = {}
+    if not isinstance(report, dict):
+        report = {}
+    stage = report.get("stage", "starting")
+    error = report.get("error") if isinstance(report.get("error"), str) else None
+    if result.timed_out:
+        error = f"{label} did not finish within {timeout_s:g} s (last stage: {stage})"
+    elif result.returncode != 0:
+        error = f"the {label} child {describe_exit(result.returncode)} (last stage: {stage})"
+    elif not report:
+        error = f"the {label} child wrote no report"
+    return StagedResult(result, report, error)
 
 
 def describe_exit(returncode: int | None) -> str:

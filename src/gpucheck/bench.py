@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from gpucheck.errors import GpucheckError
+from gpucheck.matrix import version_at_least
 from gpucheck.snapshot import Snapshot
 
 WORKLOADS = ("mlp", "cnn", "matmul")
@@ -292,7 +293,7 @@ def backend_missing(snapshot: Snapshot, backend: str, python: str) -> str | None
             return f"{name} is not installed in {python}"
     if packages.keras is None:
         return f"keras is not installed in {python}"
-    if not packages.keras.split(".")[0].isdigit() or int(packages.keras.split(".")[0]) < 3:
+    if not version_at_least(packages.keras, "3"):
         return f"keras {packages.keras} runs on TensorFlow only; the {BACKEND_NAMES[backend]} backend needs Keras 3"
     return None
 

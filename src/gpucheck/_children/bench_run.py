@@ -104,6 +104,9 @@ class Backend:
         self.np = np
         self.keras: Any = None
 
+    def setup(self, spec: dict[str, Any]) -> None:
+        """Configure devices before any is used (the TensorFlow backend splits the CPU)."""
+
     def devices(self, kind: str) -> tuple[list[str], str | None]:
         """The device names of ``kind`` (CPU or GPU), or the backend's own reason for none."""
         raise NotImplementedError
@@ -550,8 +553,7 @@ def main() -> None:
         return
     if spec.get("mixed_precision"):
         backend.keras.mixed_precision.set_global_policy(spec["mixed_precision"])
-    if isinstance(backend, TensorflowBackend):
-        backend.setup(spec)
+    backend.setup(spec)
     devices, reason = backend.devices(spec["device"])
     if not devices:
         unavailable(reason or f"{name} sees no {spec['device'].upper()} device")

@@ -8,16 +8,12 @@ the distributions already show to be a CPU-only build, nor when none is installe
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Any
 
 from gpucheck._children import script
-from gpucheck._process import describe_exit, run_child
+from gpucheck._process import run_staged_child
 from gpucheck.probes.interpreter import InterpreterFacts
 from gpucheck.snapshot import FrameworkInfo, FrameworksInfo
 
@@ -91,30 +87,15 @@ def cpu_only_build(facts: InterpreterFacts, name: str) -> FrameworkInfo | None:
 
 def probe_one(python: str, name: str, timeout_s: float, env: Mapping[str, str]) -> FrameworkInfo:
     """One framework's child; its crash, hang or import error becomes the error of its facts."""
-    with tempfile.TemporaryDirectory(prefix=f"gpucheck-{name}-") as tmp:
-        report_path = Path(tmp) / "report.json"
-        try:
-            result = run_child(
-                [python, script("framework_probe"), name, str(report_path)],
-                timeout_s=timeout_s,
-                env=env,
-                cwd=tmp,  # never import a stray ./torch from the user's folder
-            )
-        except OSError as exc:
-            return FrameworkInfo(name, None, error=f"cannot run {python}: {exc.strerror or exc}")
-        try:
-            report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            report = {}
+    try:
+        run = run_staged_child(
+            [python, script("framework_probe"), name], label=name, timeout_s=timeout_s, env=env
+        )
+    except OSError as exc:
+        return FrameworkInfo(name, None, error=f"cannot run {python}: {exc.strerror or exc}")
+    report, result, error = run.report, run.result, run.error
     stage = report.get("stage", "starting")
-    error = _text(report.get("error"))
     gpu_usable = report.get("gpu_usable")
-    if result.timed_out:
-        error = f"{name} did not finish within {timeout_s:g} s (last stage: {stage})"
-    elif result.returncode != 0:
-        error = f"the {name} child {describe_exit(result.returncode)} (last stage: {stage})"
-    elif not report:
-        error = f"the {name} child wrote no report"
     if (result.timed_out or result.returncode != 0) and stage in ("devices", "gpu op"):
         gpu_usable = False  # it died using the GPU: that is what the GPU did
     devices = report.get("devices")

@@ -8,17 +8,14 @@ whatever the child learnt before is kept.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from gpucheck._children import script
 from gpucheck._codec import DecodeError, from_data
-from gpucheck._process import ChildResult, describe_exit, run_child
+from gpucheck._process import ChildResult, run_staged_child
 from gpucheck.snapshot import TensorflowInfo, TfDevice, TfDeviceDetails, TfOpResult
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -39,34 +36,18 @@ def probe_tensorflow(
     environ: Mapping[str, str] | None = None,
 ) -> TensorflowInfo:
     python = python or sys.executable
-    with tempfile.TemporaryDirectory(prefix="gpucheck-tf-") as tmp:
-        report_path = Path(tmp) / "report.json"
-        try:
-            result = run_child(
-                [python, script("tf_probe"), str(report_path)],
-                timeout_s=timeout_s,
-                env=child_environment(environ),
-                cwd=tmp,  # never import a stray ./tensorflow from the user's folder
-            )
-        except OSError as exc:
-            return TensorflowInfo(
-                probed=True, installed=None, error=f"cannot run {python}: {exc.strerror or exc}"
-            )
-        try:
-            report: dict[str, Any] = json.loads(report_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            report = {}
-    log = tuple(result.stderr.splitlines())
-    error = report.get("error")
-    if result.timed_out:
-        stage = report.get("stage", "starting")
-        error = f"TensorFlow did not finish within {timeout_s:g} s (last stage: {stage})"
-    elif result.returncode != 0:
-        stage = report.get("stage", "starting")
-        error = f"the TensorFlow child {describe_exit(result.returncode)} (last stage: {stage})"
-    elif not report:
-        error = "the TensorFlow child wrote no report"
-    return _info(report, log, error, result)
+    try:
+        run = run_staged_child(
+            [python, script("tf_probe")],
+            label="TensorFlow",
+            timeout_s=timeout_s,
+            env=child_environment(environ),
+        )
+    except OSError as exc:
+        return TensorflowInfo(
+            probed=True, installed=None, error=f"cannot run {python}: {exc.strerror or exc}"
+        )
+    return _info(run.report, tuple(run.result.stderr.splitlines()), run.error, run.result)
 
 
 def _info(
