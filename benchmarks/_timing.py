@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH_CHILD = Path(__file__).resolve().parents[1] / "src/gpucheck/_children/bench_run.py"
 
 
 @dataclass(frozen=True)
@@ -53,3 +58,35 @@ def print_table(timings: Sequence[Timing]) -> None:
     print(f"{'command':<{width}}  median s  min-max s  runs")
     for t in timings:
         print(f"{t.label:<{width}}  {t.median_s:8.3f}  {t.spread:>9}  {len(t.samples_s):4d}")
+
+
+def child_rate(spec: Mapping[str, Any], env: Mapping[str, str]) -> float:
+    """samples/s of the first result of gpucheck's own benchmark child, run directly."""
+    out = subprocess.run(
+        [sys.executable, str(BENCH_CHILD), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        check=True,
+    ).stdout
+    result = json.loads(
+        next(line for line in out.splitlines() if line.startswith("RESULT ")).split(" ", 1)[1]
+    )
+    return float(result["results"][0]["samples_per_s"])
+
+
+def timed_bench(args: list[str]) -> tuple[float, dict[str, Any]]:
+    """Wall time and JSON of `gpucheck bench --json ARGS`; exits on a failed run."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        [*gpucheck_command(), "bench", "--json", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NO_COLOR="1"),
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    if out.returncode != 0:
+        sys.exit(f"gpucheck bench {' '.join(args)} exited {out.returncode}:\n{out.stderr}")
+    data: dict[str, Any] = json.loads(out.stdout)
+    return elapsed, data

@@ -19,18 +19,12 @@ The machine is shared and noisy: every figure comes with the runs it was taken f
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import subprocess
 import sys
-import time
-from pathlib import Path
-from typing import Any
 
-from _timing import gpucheck_command
-
-CHILD = Path(__file__).resolve().parents[1] / "src/gpucheck/_children/bench_run.py"
+from _timing import child_rate, timed_bench
+from gpucheck.bench import child_environment
 
 # The plain snippet: the same model, compiled with Keras' defaults, fed the same kind of
 # synthetic data through model.fit(x, y); steady state = the median epoch after a warm-up epoch.
@@ -67,28 +61,8 @@ SPEC = {
 }
 
 
-def _env(backend: str) -> dict[str, str]:
-    return dict(
-        os.environ,
-        CUDA_VISIBLE_DEVICES="-1",
-        JAX_PLATFORMS="cpu",
-        KERAS_BACKEND=backend,
-        TF_CPP_MIN_LOG_LEVEL="2",
-    )
-
-
 def gpucheck_rate() -> float:
-    out = subprocess.run(
-        [sys.executable, str(CHILD), json.dumps(SPEC)],
-        capture_output=True,
-        text=True,
-        env=_env("jax"),
-        check=True,
-    ).stdout
-    result = json.loads(
-        next(line for line in out.splitlines() if line.startswith("RESULT ")).split(" ", 1)[1]
-    )
-    return float(result["results"][0]["samples_per_s"])
+    return child_rate(SPEC, child_environment("jax", "cpu"))
 
 
 def plain_rate(shuffle: bool) -> float:
@@ -96,28 +70,13 @@ def plain_rate(shuffle: bool) -> float:
         [sys.executable, "-c", PLAIN, "shuffle" if shuffle else "in-order"],
         capture_output=True,
         text=True,
-        env=_env("jax"),
+        env=child_environment("jax", "cpu"),
         check=True,
     ).stdout
     line = next(line for line in out.splitlines() if line.startswith("RATE "))
     _, rate, backend = line.split(" ")
     assert backend == "jax", backend
     return float(rate)
-
-
-def timed_bench(args: list[str]) -> tuple[float, dict[str, Any]]:
-    start = time.perf_counter()
-    out = subprocess.run(
-        [*gpucheck_command(), "bench", "--json", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, NO_COLOR="1"),
-        check=False,
-    )
-    elapsed = time.perf_counter() - start
-    if out.returncode != 0:
-        sys.exit(f"gpucheck bench {' '.join(args)} exited {out.returncode}:\n{out.stderr}")
-    return elapsed, json.loads(out.stdout)
 
 
 def spread(values: list[float]) -> float:

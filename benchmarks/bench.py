@@ -12,17 +12,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import subprocess
 import sys
-import time
-from pathlib import Path
 
-from _timing import gpucheck_command
-
-CHILD = Path(__file__).resolve().parents[1] / "src/gpucheck/_children/bench_run.py"
+from _timing import child_rate, timed_bench
+from gpucheck.bench import child_environment
 
 # The plain snippet: the same model, compiled with Keras' defaults, fed the same synthetic
 # data through model.fit; steady state = the median epoch after one warm-up epoch.
@@ -59,46 +54,21 @@ SPEC = {
 }
 
 
-def _env() -> dict[str, str]:
-    return dict(os.environ, CUDA_VISIBLE_DEVICES="-1", TF_CPP_MIN_LOG_LEVEL="2")
-
-
 def gpucheck_rate() -> float:
-    out = subprocess.run(
-        [sys.executable, str(CHILD), json.dumps(SPEC)],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        check=True,
-    ).stdout
-    result = json.loads(
-        next(line for line in out.splitlines() if line.startswith("RESULT ")).split(" ", 1)[1]
-    )
-    return float(result["results"][0]["samples_per_s"])
+    return child_rate(SPEC, child_environment("tensorflow", "cpu"))
 
 
 def plain_rate() -> float:
     out = subprocess.run(
-        [sys.executable, "-c", PLAIN], capture_output=True, text=True, env=_env(), check=True
+        [sys.executable, "-c", PLAIN],
+        capture_output=True,
+        text=True,
+        env=child_environment("tensorflow", "cpu"),
+        check=True,
     ).stdout
     return float(
         next(line for line in out.splitlines() if line.startswith("RATE ")).split(" ", 1)[1]
     )
-
-
-def timed_bench(args: list[str]) -> tuple[float, dict[str, object]]:
-    start = time.perf_counter()
-    out = subprocess.run(
-        [*gpucheck_command(), "bench", "--json", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, NO_COLOR="1"),
-        check=False,
-    )
-    elapsed = time.perf_counter() - start
-    if out.returncode != 0:
-        sys.exit(f"gpucheck bench {' '.join(args)} exited {out.returncode}:\n{out.stderr}")
-    return elapsed, json.loads(out.stdout)
 
 
 def main() -> int:
@@ -137,7 +107,7 @@ def main() -> int:
         rates = [
             next(
                 r["samples_per_s"]
-                for r in data["results"]  # type: ignore[attr-defined]
+                for r in data["results"]
                 if r["device"] == "cpu" and r["workload"] == workload
             )
             for _, data in quick
