@@ -306,8 +306,6 @@ def test_machine_id_key_is_stable_and_never_the_id(tmp_path: Path) -> None:
 
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/machine-id").write_text("0123456789abcdef0123456789abcdef\n")
-    env = dict(__import__("os").environ)
-    env.pop("GPUCHECK_REDACT_KEY", None)
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("GPUCHECK_REDACT_KEY", raising=False)
         one, two = pseudonym_key(tmp_path), pseudonym_key(tmp_path)

@@ -34,6 +34,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpucheck.probes.node import HOST_NAMING_LABELS
 from gpucheck.snapshot import NodeInfo, Snapshot
 
 UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
@@ -41,7 +42,6 @@ SECRET_VALUE = re.compile(
     r"(?i)(token|secret|password|passwd|api[_-]?key|auth)[=:]\S+|\b[A-Za-z0-9+/_\-]{32,}={0,2}\b"
 )
 KEY_VARIABLE = "GPUCHECK_REDACT_KEY"
-_HOST_NAMING_LABELS = ("SLURMD_NODENAME", "NODE_NAME", "POD_NAME")
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def node_pairs(node: NodeInfo, key: PseudonymKey) -> list[tuple[str, str]]:
     with its pseudonym: they also appear inside paths and log lines."""
     if node.pseudonym_key is not None:
         return []
-    names = [node.hostname, *(node.labels.get(label) for label in _HOST_NAMING_LABELS)]
+    names = [node.hostname, *(node.labels.get(label) for label in HOST_NAMING_LABELS)]
     pairs: list[tuple[str, str]] = []
     for name in names:
         if name and len(name) > 2 and name != "localhost":
@@ -163,7 +163,7 @@ def redact_node(node: NodeInfo, key: PseudonymKey) -> NodeInfo:
     if node.pseudonym_key is not None:
         return node
     labels = {
-        name: key.pseudonym(value) if name in _HOST_NAMING_LABELS else value
+        name: key.pseudonym(value) if name in HOST_NAMING_LABELS else value
         for name, value in node.labels.items()
     }
     tf_config = node.tf_config

@@ -27,6 +27,7 @@ from gpucheck.doctor.multiworker import fleet_findings
 from gpucheck.fleet.hostlist import compact, natural_key
 from gpucheck.fleet.inputs import NodeInput, read_inputs
 from gpucheck.matrix import Matrix
+from gpucheck.probes.node import HOST_NAMING_LABELS
 from gpucheck.snapshot import NodeInfo, Snapshot
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ def _prepare(item: NodeInput, key: PseudonymKey | None) -> NodeInput:
 
     node = _node_of(item)
     pairs = identity_pairs(node, key) if node is not None else None
-    if not item.source.startswith("ray node "):
+    if item.from_file:
         # The file is often named after the node (srun's %N): its name becomes the pseudonym.
         path = Path(item.source)
         stem, dot, ext = path.name.rpartition(".")
@@ -248,12 +249,7 @@ def _node_of(item: NodeInput) -> NodeInfo | None:
 def _base_name(item: NodeInput) -> str:
     node = _node_of(item)
     if node is not None:
-        for name in (
-            node.hostname,
-            node.labels.get("SLURMD_NODENAME"),
-            node.labels.get("NODE_NAME"),
-            node.labels.get("POD_NAME"),
-        ):
+        for name in (node.hostname, *(node.labels.get(label) for label in HOST_NAMING_LABELS)):
             if name:
                 return name
     if item.name_hint:
@@ -325,24 +321,18 @@ def _judge(
 def node_facts(snapshot: Snapshot, matrix: Matrix) -> dict[str, str]:
     """The values :data:`ATTRIBUTES` compares, as text (``none`` when absent)."""
     nvml = snapshot.nvml
-    tf = snapshot.tensorflow
     packages = snapshot.packages
-    if tf.probed and tf.build_info is not None:
-        if doctor_facts.is_cuda_build(snapshot):
-            build = (
-                f"CUDA {tf.build_info.get('cuda_version') or '?'}, "
-                f"cuDNN {tf.build_info.get('cudnn_version') or '?'}"
-            )
-        else:
-            build = "CPU only"
-    elif doctor_facts.is_cuda_build(snapshot) is False:
-        build = "CPU only"
+    cuda_build = doctor_facts.is_cuda_build(snapshot)
+    if cuda_build:  # as doctor reads it: build_info, else the wheel and the matrix (--no-tf)
+        build = (
+            f"CUDA {doctor_facts.build_cuda(snapshot, matrix) or '?'}, "
+            f"cuDNN {doctor_facts.build_cudnn(snapshot, matrix) or '?'}"
+        )
     else:
-        build = "not imported"
-    visible = list(nvml.gpus)
-    models = Counter(g.name or "?" for g in visible)
+        build = "CPU only" if cuda_build is False else "unknown"
+    models = Counter(g.name or "?" for g in nvml.gpus)  # the machine's GPUs, visible or not
     gpus = ", ".join(f"{count} x {model}" for model, count in sorted(models.items())) or "none"
-    caps = sorted({g.compute_capability for g in visible if g.compute_capability})
+    caps = sorted({g.compute_capability for g in nvml.gpus if g.compute_capability})
     keras = packages.keras or (f"tf-keras {packages.tf_keras}" if packages.tf_keras else None)
     return {
         "driver": nvml.driver_version or "none",
@@ -357,9 +347,11 @@ def node_facts(snapshot: Snapshot, matrix: Matrix) -> dict[str, str]:
 
 
 def _free(snapshot: Snapshot) -> tuple[int, int] | None:
+    """(index, free bytes) of the visible GPU with the least free memory: the GPUs
+    ``--min-free-memory`` judges."""
     free = [
         (g.index, g.memory_total_bytes - (g.memory_used_bytes or 0))
-        for g in snapshot.nvml.gpus
+        for g in doctor_facts.visible_gpus(snapshot)[0]
         if g.memory_total_bytes is not None
     ]
     return min(free, key=lambda pair: pair[1]) if free else None

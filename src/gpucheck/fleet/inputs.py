@@ -45,6 +45,8 @@ class NodeInput:
     """A name to use when the node records none (the Ray node's host name)."""
     tag: str | None = None
     """Tells two nodes of one name apart (the Ray node id's first characters)."""
+    from_file: bool = True
+    """Read from a file (often named after its node), not collected from a Ray node."""
 
 
 def expand(paths: Sequence[str]) -> tuple[list[Path], list[NodeInput]]:

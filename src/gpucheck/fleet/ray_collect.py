@@ -134,6 +134,7 @@ def _input(
         no_answer=snapshot is None,
         name_hint=str(node.get("NodeManagerHostname") or node.get("NodeManagerAddress") or node_id),
         tag=node_id[:8] or None,
+        from_file=False,
     )
 
 

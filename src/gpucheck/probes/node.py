@@ -29,8 +29,9 @@ NODE_VARIABLES: tuple[str, ...] = (
 )
 """Environment variables that name a node or job to an operator."""
 
-HOST_NAMING_LABELS: frozenset[str] = frozenset({"SLURMD_NODENAME", "NODE_NAME", "POD_NAME"})
-"""The labels whose value is a host or pod name: ``--redact`` turns them into pseudonyms."""
+HOST_NAMING_LABELS: tuple[str, ...] = ("SLURMD_NODENAME", "NODE_NAME", "POD_NAME")
+"""The labels whose value is a host or pod name, in the order they name a node when its host
+name is unknown; ``--redact`` turns them into pseudonyms."""
 
 
 def probe_node(environ: Mapping[str, str] | None = None) -> NodeInfo:

@@ -45,7 +45,7 @@ def _group_title(group: Group) -> str:
 def render_fleet(report: FleetReport, *, verbose: bool = False) -> RenderableType:
     verdict = report.verdict
     head = Text()
-    head.append(verdict.upper() if verdict != "ok" else "OK", style=STYLES[verdict])
+    head.append(verdict.upper(), style=STYLES[verdict])
     head.append(f"  {_counts(report)}")
     parts: list[RenderableType] = [head, Text("")]
     groups = Table.grid(padding=(0, 1))
