@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-BENCH_CHILD = Path(__file__).resolve().parents[1] / "src/gpucheck/_children/bench_run.py"
+BENCH_CHILD = Path(__file__).resolve().parents[1] / "src/tf_gpucheck/_children/bench_run.py"
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Timing:
 def gpucheck_command() -> list[str]:
     """The installed console script next to this interpreter, else ``python -m gpucheck``."""
     script = shutil.which("gpucheck", path=os.path.dirname(sys.executable))
-    return [script] if script else [sys.executable, "-m", "gpucheck"]
+    return [script] if script else [sys.executable, "-m", "tf_gpucheck"]
 
 
 def time_command(label: str, argv: Sequence[str], repeats: int, warmup: int = 1) -> Timing:

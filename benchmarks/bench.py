@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 from _timing import child_rate, timed_bench
-from gpucheck.bench import child_environment
+from tf_gpucheck.bench import child_environment
 
 # The plain snippet: the same model, compiled with Keras' defaults, fed the same synthetic
 # data through model.fit; steady state = the median epoch after one warm-up epoch.

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from _timing import gpucheck_command, time_command
-from gpucheck.snapshot import NodeInfo, Snapshot, load_snapshot
+from tf_gpucheck.snapshot import NodeInfo, Snapshot, load_snapshot
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "tests" / "data" / "snapshots"
 TARGET_S = 3.0

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gpucheck.cli import CliEnvironment, main
-from gpucheck.probes import Probes
-from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
-from gpucheck.snapshot import (
+from tf_gpucheck.cli import CliEnvironment, main
+from tf_gpucheck.probes import Probes
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.snapshot import (
     FrameworksInfo,
     LibrariesInfo,
     NodeInfo,

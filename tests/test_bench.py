@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpucheck.bench import (
+from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.bench import (
     BenchPlan,
     BenchReport,
     BenchResult,
@@ -18,12 +19,11 @@ from gpucheck.bench import (
     run,
     speedups,
 )
-from gpucheck.errors import GpucheckError
-from gpucheck.probes import LiveProbes, collect_snapshot
-from gpucheck.render.bench import render_report
-from gpucheck.render.console import make_console
-from gpucheck.snapshot import Distribution, Snapshot
-from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.probes import LiveProbes, collect_snapshot
+from tf_gpucheck.render.bench import render_report
+from tf_gpucheck.render.console import make_console
+from tf_gpucheck.snapshot import Distribution, Snapshot
 
 DEFAULTS: dict[str, Any] = {
     "workloads": None,
@@ -189,7 +189,7 @@ def test_cli_bad_input_exits_2(run_cli: Any) -> None:
 
 
 def test_sweep_summary_finds_saturation_and_crossover() -> None:
-    from gpucheck.bench import sweep_summary
+    from tf_gpucheck.bench import sweep_summary
 
     def swept(device: str, batch: int, rate: float) -> BenchResult:
         return BenchResult(

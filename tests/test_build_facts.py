@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from gpucheck.doctor import Status, facts, run_checks
-from gpucheck.matrix import load_matrix
-from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
-from gpucheck.probes.packages import classify
 from tests.conftest import scenario
+from tf_gpucheck.checks import Status, facts, run_checks
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.probes.packages import classify
 
 # tensorflow/python/platform/build_info.py of a native-Windows TensorFlow GPU wheel, as a public
 # repository committed it (Maxi1324/DeepLearningInANutshell: Env/Lib/site-packages/...):

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-import gpucheck
-from gpucheck.doctor import Requirements, run_checks
-from gpucheck.doctor.requirements import parse_capability, parse_pattern, parse_size
-from gpucheck.errors import GpucheckError
-from gpucheck.matrix import load_matrix
-from gpucheck.render.doctor import report_to_annotations, report_to_junit
+import tf_gpucheck
 from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.checks import Requirements, run_checks
+from tf_gpucheck.checks.requirements import parse_capability, parse_pattern, parse_size
+from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.render.doctor import report_to_annotations, report_to_junit
 
 pytest_plugins = ["pytester"]
 
@@ -142,39 +142,40 @@ def test_require_gpu_raises_with_the_first_failure_and_its_fix(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        "gpucheck.probes.LiveProbes", lambda python=None: SnapshotProbes(scenario("driver-too-old"))
+        "tf_gpucheck.probes.LiveProbes",
+        lambda python=None: SnapshotProbes(scenario("driver-too-old")),
     )
     with pytest.raises(GpucheckError) as caught:
-        gpucheck.require_gpu()
+        tf_gpucheck.require_gpu()
     assert caught.value.reference == "gpu-required"
     assert "driver 470.82.01 is too old" in caught.value.message
     assert "[driver_too_old]" in caught.value.message
     assert caught.value.hint == "upgrade the NVIDIA driver to 555.42.02 or newer"
     monkeypatch.setattr(
-        "gpucheck.probes.LiveProbes", lambda python=None: SnapshotProbes(scenario("two-a100"))
+        "tf_gpucheck.probes.LiveProbes", lambda python=None: SnapshotProbes(scenario("two-a100"))
     )
-    assert gpucheck.require_gpu(
+    assert tf_gpucheck.require_gpu(
         min_count=2, min_compute_capability="8.0", min_free_memory="8GiB"
     ).gpu_usable
-    assert gpucheck.diagnose().verdict.value == "ok"
+    assert tf_gpucheck.diagnose().verdict.value == "ok"
 
 
 CONFTEST = """
-import dataclasses, gpucheck.doctor
-from gpucheck.doctor.findings import Finding, Report, Status
+import dataclasses, tf_gpucheck.checks
+from tf_gpucheck.checks.findings import Finding, Report, Status
 
 def fake_diagnose(**kwargs):
     usable = {usable}
     finding = Finding("nvidia_driver", Status.FAIL, "no NVIDIA driver: NVML library not found", cause="no_nvidia_driver")
     return Report(findings=() if usable else (finding,), gpu_usable=usable)
 
-gpucheck.doctor.diagnose = fake_diagnose
+tf_gpucheck.checks.diagnose = fake_diagnose
 """
 
 TESTS = """
 import pytest
 
-@pytest.mark.gpu
+@pytest.mark.tf_gpu
 def test_on_gpu():
     assert True
 

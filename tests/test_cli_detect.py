@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from gpucheck import __version__
-from gpucheck.snapshot import Snapshot
 from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck import __version__
+from tf_gpucheck.snapshot import Snapshot
 
 MODULES_AFTER = """
 import json, sys
-from gpucheck.cli import main
+from tf_gpucheck.cli import main
 code = main({args!r})
 sys.stdout.flush()
 sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)) + "\\n")
@@ -73,13 +73,16 @@ def test_shell_completion_is_offered(run_cli: Any) -> None:
 
 def test_detect_no_tf_does_not_import_tensorflow() -> None:
     modules = _modules_after(["detect", "--no-tf", "--json"])
-    assert "gpucheck.probes.nvml" in modules  # the driver was queried
+    assert "tf_gpucheck.probes.nvml" in modules  # the driver was queried
     assert not {m for m in modules if m.split(".")[0] in {"tensorflow", "keras", "numpy"}}
 
 
 def test_version_and_python_dash_m() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "gpucheck", "--version"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "tf_gpucheck", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert result.stdout.strip() == f"gpucheck {__version__}"
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpucheck.doctor import check_ids
 from tests.conftest import SNAPSHOTS, SnapshotProbes, scenario
+from tf_gpucheck.checks import check_ids
 
 FINDING_KEYS = {"check", "status", "summary", "details", "fix", "cause"}
 

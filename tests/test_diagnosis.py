@@ -10,12 +10,12 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from gpucheck.doctor import Status, run_checks
-from gpucheck.doctor.diagnosis import DEPTH, EXPLAINS, SYMPTOMS
-from gpucheck.doctor.requirements import Requirements
-from gpucheck.matrix import load_matrix
-from gpucheck.snapshot import Distribution, Snapshot
 from tests.conftest import DATA, SnapshotProbes, scenario
+from tf_gpucheck.checks import Status, run_checks
+from tf_gpucheck.checks.diagnosis import DEPTH, EXPLAINS, SYMPTOMS
+from tf_gpucheck.checks.requirements import Requirements
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.snapshot import Distribution, Snapshot
 
 REAL = DATA / "logs" / "real"
 # tests/data/logs/real/tf210-py310_probe.stderr (TensorFlow 2.10.1 on this machine)
@@ -178,8 +178,8 @@ def test_doctor_log_adds_the_program_own_evidence(run_cli: Any, tmp_path: Path) 
 
 
 def test_every_cause_a_log_can_show_has_a_layer_and_a_fix() -> None:
-    from gpucheck.doctor.logscan import RULES
-    from gpucheck.doctor.remedies import REMEDIES
+    from tf_gpucheck.checks.logscan import RULES
+    from tf_gpucheck.checks.remedies import REMEDIES
 
     for symptom, causes in EXPLAINS.items():
         assert symptom not in DEPTH, symptom
@@ -223,7 +223,7 @@ def test_a_snapshot_without_nvml_still_reads_the_gpu_from_the_log() -> None:
 
 
 def test_another_framework_on_the_gpu_clears_the_driver() -> None:
-    from gpucheck.snapshot import FrameworkInfo, FrameworksInfo
+    from tf_gpucheck.snapshot import FrameworkInfo, FrameworksInfo
 
     torch = FrameworkInfo(
         "torch", "2.13.0", cuda_version="12.1", gpu_usable=True, devices=("cuda:0 NVIDIA A100",)

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from gpucheck.doctor import Finding, Status, check_ids, run_checks
-from gpucheck.doctor.checks import REGISTRY
-from gpucheck.matrix import Matrix, load_matrix
-from gpucheck.snapshot import Snapshot
 from tests.conftest import SCENARIO_NAMES, scenario
+from tf_gpucheck.checks import Finding, Status, check_ids, run_checks
+from tf_gpucheck.checks.registry import REGISTRY
+from tf_gpucheck.matrix import Matrix, load_matrix
+from tf_gpucheck.snapshot import Snapshot
 
 # scenario -> (verdict, cause of the first thing to fix)
 EXPECTED: dict[str, tuple[str, str | None]] = {
@@ -187,7 +187,7 @@ def test_selected_checks_only() -> None:
 
 
 def test_a_crashing_check_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpucheck.doctor import checks as module
+    from tf_gpucheck.checks import registry as module
 
     def boom(snapshot: Snapshot, matrix: Matrix) -> Finding:
         raise KeyError("compute_capability")
@@ -197,7 +197,7 @@ def test_a_crashing_check_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
         for c in REGISTRY
     ]
     monkeypatch.setattr(module, "REGISTRY", broken)
-    monkeypatch.setattr("gpucheck.doctor.REGISTRY", broken)
+    monkeypatch.setattr("tf_gpucheck.checks.REGISTRY", broken)
     report = run_checks(scenario("two-a100"), load_matrix())
     keras = next(f for f in report.findings if f.check == "keras")
     assert keras.status is Status.FAIL
@@ -243,11 +243,13 @@ def test_readme_documents_every_cause() -> None:
     import re
     from pathlib import Path
 
-    from gpucheck.doctor import logscan
+    from tf_gpucheck.checks import logscan
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))
-    source = (Path(__file__).resolve().parents[1] / "src/gpucheck/doctor/checks.py").read_text()
+    source = (
+        Path(__file__).resolve().parents[1] / "src/tf_gpucheck/checks/registry.py"
+    ).read_text()
     used = set(re.findall(r'(?:fail|warn)\(\s*"[a-z_]+",\s*"([a-z_]+)"', source))
     used |= {rule.cause for rule in logscan.RULES if rule.cause}
     used |= DOCUMENTED_CAUSES | {"check_crashed", "log_actionable"}

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from gpucheck.explain import explain
-from gpucheck.matrix import load_matrix
 from tests.conftest import DATA
+from tf_gpucheck.explain import explain
+from tf_gpucheck.matrix import load_matrix
 
 REAL = DATA / "logs" / "real"
 EXPLAIN_KEYS = {

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpucheck.doctor import run_checks
-from gpucheck.fleet import judge_fleet, read_inputs
-from gpucheck.fleet.hostlist import compact
-from gpucheck.matrix import load_matrix
-from gpucheck.snapshot import NodeInfo, NvmlInfo, Snapshot
 from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.checks import run_checks
+from tf_gpucheck.fleet import judge_fleet, read_inputs
+from tf_gpucheck.fleet.hostlist import compact
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.snapshot import NodeInfo, NvmlInfo, Snapshot
 
 
 def node(base: str, hostname: str, **labels: str) -> Snapshot:
@@ -302,7 +302,7 @@ def test_redacted_fleet_keeps_nodes_apart_with_stable_pseudonyms(
 
 
 def test_machine_id_key_is_stable_and_never_the_id(tmp_path: Path) -> None:
-    from gpucheck.redact import pseudonym_key
+    from tf_gpucheck.redact import pseudonym_key
 
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/machine-id").write_text("0123456789abcdef0123456789abcdef\n")
@@ -316,7 +316,7 @@ def test_machine_id_key_is_stable_and_never_the_id(tmp_path: Path) -> None:
 
 
 def test_redacted_snapshot_redacts_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpucheck.redact import redact
+    from tf_gpucheck.redact import redact
 
     monkeypatch.setenv("GPUCHECK_REDACT_KEY", "k")
     snapshot = node("two-a100", "gpu001.cluster.example", SLURMD_NODENAME="gpu001")
@@ -376,4 +376,4 @@ def test_fleet_ray_without_ray_is_a_clear_error(
     result = run_cli(["fleet", "--ray"])
     assert result.exit_code == 2
     assert "Ray is not installed" in result.stderr
-    assert "gpucheck[ray]" in result.stderr
+    assert "tf-gpucheck[ray]" in result.stderr

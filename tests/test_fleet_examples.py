@@ -11,7 +11,7 @@ import pytest
 import typer
 import yaml
 
-from gpucheck.cli import app
+from tf_gpucheck.cli import app
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

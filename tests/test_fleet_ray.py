@@ -81,7 +81,7 @@ def test_fleet_ray_probes_every_node_and_reports_the_silent_one(
         [
             sys.executable,
             "-m",
-            "gpucheck",
+            "tf_gpucheck",
             "fleet",
             "--ray",
             cluster_address,

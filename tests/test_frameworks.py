@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from gpucheck.doctor import Status, run_checks
-from gpucheck.matrix import load_matrix
-from gpucheck.probes.frameworks import installed_frameworks, probe_frameworks
-from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution, probe_interpreter
-from gpucheck.snapshot import FrameworkInfo, FrameworksInfo, Snapshot
 from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.checks import Status, run_checks
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.probes.frameworks import installed_frameworks, probe_frameworks
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution, probe_interpreter
+from tf_gpucheck.snapshot import FrameworkInfo, FrameworksInfo, Snapshot
 
 
 def facts_with(*names: str) -> InterpreterFacts:
@@ -96,7 +96,7 @@ def test_the_real_frameworks_of_this_environment() -> None:
     # framework's child anyway, for real, and check it says the same.
     import os
 
-    from gpucheck.probes.frameworks import probe_one
+    from tf_gpucheck.probes.frameworks import probe_one
 
     for name, known in by_name.items():
         child = probe_one(sys.executable, name, 120, dict(os.environ))
@@ -182,8 +182,8 @@ def test_cpu_builds_and_unprobed_snapshots_are_no_evidence() -> None:
     recorded = other_frameworks(scenario("torch-jax-cpu-builds"))
     assert recorded.status is Status.SKIP
     assert "PyTorch 2.13.0 (CPU-only build) and JAX 0.10.2 (CPU-only build)" in recorded.summary
-    from gpucheck.snapshot import load_snapshot
     from tests.conftest import DATA
+    from tf_gpucheck.snapshot import load_snapshot
 
     old = other_frameworks(
         load_snapshot(DATA / "snapshots-v1" / "real-cpu-only-tf-2.21-no-driver.json")

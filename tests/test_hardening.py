@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpucheck.bench import (
+from tests.conftest import SNAPSHOTS, SnapshotProbes, scenario
+from tf_gpucheck.bench import (
     BenchPlan,
     BenchReport,
     BenchResult,
@@ -21,13 +22,12 @@ from gpucheck.bench import (
     load_baseline,
     parse_tolerance,
 )
-from gpucheck.doctor.requirements import parse_capability, parse_pattern, parse_size
-from gpucheck.errors import GpucheckError
-from gpucheck.matrix import parse_matrix
-from gpucheck.memory import parse_int_list, parse_limit
-from gpucheck.redact import redact
-from gpucheck.snapshot import Snapshot
-from tests.conftest import SNAPSHOTS, SnapshotProbes, scenario
+from tf_gpucheck.checks.requirements import parse_capability, parse_pattern, parse_size
+from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.matrix import parse_matrix
+from tf_gpucheck.memory import parse_int_list, parse_limit
+from tf_gpucheck.redact import redact
+from tf_gpucheck.snapshot import Snapshot
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -154,7 +154,7 @@ def test_gpucheck_makes_no_network_calls(tmp_path: Path) -> None:
     ]
     for args in runs:
         result = subprocess.run(
-            [sys.executable, "-m", "gpucheck", *args],
+            [sys.executable, "-m", "tf_gpucheck", *args],
             capture_output=True,
             text=True,
             env=env,
@@ -265,7 +265,7 @@ def test_ctrl_c_exits_130_and_leaves_no_child(tmp_path: Path) -> None:
     python.write_text(f"#!/bin/sh\necho $$ > {marker}\nexec sleep 60\n")
     python.chmod(0o755)
     process = subprocess.Popen(
-        [sys.executable, "-m", "gpucheck", "detect", "--python", str(python)],
+        [sys.executable, "-m", "tf_gpucheck", "detect", "--python", str(python)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -329,7 +329,7 @@ def _run_of(
 
 
 def _as_report(data: dict[str, Any]) -> BenchReport:
-    from gpucheck.bench import _result
+    from tf_gpucheck.bench import _result
 
     return BenchReport(
         data["fingerprint"], BenchPlan(), tuple(_result(r) for r in data["results"]), (), (), None
@@ -337,7 +337,7 @@ def _as_report(data: dict[str, Any]) -> BenchReport:
 
 
 def test_baseline_compares_the_share_of_the_ceiling_not_raw_samples() -> None:
-    from gpucheck.bench import ceiling_changes
+    from tf_gpucheck.bench import ceiling_changes
 
     baseline = _run_of("jax", 28_700, 0.36, 120.0)
     # the whole machine 25% slower (a busy or throttled runner): raw -25%, share unchanged

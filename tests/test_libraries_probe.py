@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
-from gpucheck.probes.libraries import LIBRARIES, probe_libraries
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.probes.libraries import LIBRARIES, probe_libraries
 
 
 def _real_shared_library() -> str:
@@ -145,9 +145,9 @@ def test_a_library_that_crashes_the_loader_is_named(tmp_path: Path) -> None:
     assert by_name["libcublas"].load_error == "loading it killed by SIGBUS"
     assert by_name["libcufft"].loadable is True
 
-    from gpucheck.doctor import run_checks
-    from gpucheck.matrix import load_matrix
     from tests.conftest import scenario
+    from tf_gpucheck.checks import run_checks
+    from tf_gpucheck.matrix import load_matrix
 
     base = scenario("two-a100")
     import dataclasses

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from gpucheck.doctor import logrules, logscan
 from tests.conftest import DATA, scenario
+from tf_gpucheck.checks import logrules, logscan
 
 LOGS = DATA / "logs"
 REAL = LOGS / "real"

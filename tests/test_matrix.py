@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpucheck.doctor.facts import fit
-from gpucheck.errors import GpucheckError
-from gpucheck.matrix import (
+from tf_gpucheck.checks.facts import fit
+from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.matrix import (
     CudaRelease,
     Matrix,
     MinorCompat,
@@ -172,8 +172,8 @@ def test_the_wheel_ships_the_matrix(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    (wheel,) = tmp_path.glob("gpucheck-*.whl")
+    (wheel,) = tmp_path.glob("tf_gpucheck-*.whl")
     with zipfile.ZipFile(wheel) as archive:
-        shipped = archive.read("gpucheck/compat_matrix.yaml").decode()
+        shipped = archive.read("tf_gpucheck/compat_matrix.yaml").decode()
     assert shipped == MATRIX_FILE.read_text()
     assert len(parse_matrix(shipped, str(wheel)).tensorflow) == 22

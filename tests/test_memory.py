@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from gpucheck.errors import GpucheckError
-from gpucheck.memory import (
+from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.memory import (
     apply_in_child,
     emit_env,
     emit_python,
@@ -21,8 +22,7 @@ from gpucheck.memory import (
     parse_limit,
     validate_against,
 )
-from gpucheck.snapshot import Snapshot
-from tests.conftest import SnapshotProbes, scenario
+from tf_gpucheck.snapshot import Snapshot
 
 GIB = 1024**3
 
@@ -106,7 +106,7 @@ def test_emit_python_and_env() -> None:
     plan = make_plan(virtual_mb=[2048, 2048], gpus=[1], allocator="cuda_malloc_async")
     code = emit_python(plan)
     assert (
-        "gpucheck.configure_memory(virtual_mb=[2048, 2048], gpus=[1], allocator='cuda_malloc_async')"
+        "tf_gpucheck.configure_memory(virtual_mb=[2048, 2048], gpus=[1], allocator='cuda_malloc_async')"
         in code
     )
     assert 'tf.config.set_visible_devices(gpus, "GPU")' in code
@@ -135,17 +135,17 @@ def test_logical_cpus_are_applied_and_verified_for_real() -> None:
 
 IN_PROCESS = textwrap.dedent(
     """
-    import json, tensorflow as tf, gpucheck
+    import json, tensorflow as tf, tf_gpucheck
     out = {}
-    gpucheck.configure_memory(cpu_devices=2)
-    gpucheck.configure_memory(cpu_devices=2)  # the same plan again: nothing to do
+    tf_gpucheck.configure_memory(cpu_devices=2)
+    tf_gpucheck.configure_memory(cpu_devices=2)  # the same plan again: nothing to do
     out["cpus"] = [d.name for d in tf.config.list_logical_devices("CPU")]
     strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     out["replicas"] = strategy.num_replicas_in_sync
-    gpucheck.configure_memory(cpu_devices=2)  # after initialisation, still the same plan: a no-op
+    tf_gpucheck.configure_memory(cpu_devices=2)  # after initialisation, still the same plan: a no-op
     try:
-        gpucheck.configure_memory(cpu_devices=4)
-    except gpucheck.GpucheckError as exc:
+        tf_gpucheck.configure_memory(cpu_devices=4)
+    except tf_gpucheck.GpucheckError as exc:
         out["error"] = {"reference": exc.reference, "message": exc.message, "hint": exc.hint}
     print("RESULT=" + json.dumps(out))
     """
@@ -194,7 +194,7 @@ def test_cli_emit_is_a_dry_run_without_gpu(run_cli: Any) -> None:
     probes = NoProbes(scenario("two-a100"))
     python = run_cli(["configure-memory", "--growth", "--emit", "python"], probes)
     assert python.exit_code == 0
-    assert "gpucheck.configure_memory(growth=True)" in python.stdout
+    assert "tf_gpucheck.configure_memory(growth=True)" in python.stdout
     env = run_cli(
         ["configure-memory", "--growth", "--limit", "4096", "--emit", "env"],
         SnapshotProbes(scenario("two-a100")),

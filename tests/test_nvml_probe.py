@@ -9,7 +9,7 @@ from typing import Any
 import pynvml
 import pytest
 
-from gpucheck.probes.nvml import probe_nvml
+from tf_gpucheck.probes.nvml import probe_nvml
 
 Handle = int
 
@@ -209,7 +209,7 @@ def test_probe_module_imports_no_nvml_at_import_time() -> None:
     import subprocess
     import sys
 
-    code = "import sys, gpucheck.probes.nvml; print('pynvml' in sys.modules)"
+    code = "import sys, tf_gpucheck.probes.nvml; print('pynvml' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

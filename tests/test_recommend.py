@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from gpucheck.matrix import load_matrix
-from gpucheck.recommend import recommend
-from gpucheck.snapshot import NvmlInfo
 from tests.conftest import scenario
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.recommend import recommend
+from tf_gpucheck.snapshot import NvmlInfo
 
 
 def test_working_machine_gets_the_newest_release() -> None:

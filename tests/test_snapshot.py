@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gpucheck.errors import ExitCode, GpucheckError
-from gpucheck.snapshot import ENV_VARS, SCHEMA_VERSION, Snapshot, load_snapshot
 from tests.conftest import SCENARIO_NAMES, SNAPSHOTS, scenario
+from tf_gpucheck.errors import ExitCode, GpucheckError
+from tf_gpucheck.snapshot import ENV_VARS, SCHEMA_VERSION, Snapshot, load_snapshot
 
 TOP_LEVEL_KEYS = [
     "schema_version",

@@ -6,13 +6,18 @@ import json
 import sys
 from pathlib import Path
 
-from gpucheck._children import script
-from gpucheck._process import run_child
-from gpucheck.probes.interpreter import InterpreterFacts, RawDistribution, _facts, probe_interpreter
-from gpucheck.probes.packages import classify
-from gpucheck.probes.system import probe_system
-from gpucheck.snapshot import ENV_VARS
-from gpucheck.target import Target
+from tf_gpucheck._children import script
+from tf_gpucheck._process import run_child
+from tf_gpucheck.probes.interpreter import (
+    InterpreterFacts,
+    RawDistribution,
+    _facts,
+    probe_interpreter,
+)
+from tf_gpucheck.probes.packages import classify
+from tf_gpucheck.probes.system import probe_system
+from tf_gpucheck.snapshot import ENV_VARS
+from tf_gpucheck.target import Target
 
 FACTS = InterpreterFacts("3.11.7", "/venv/bin/python", ())
 

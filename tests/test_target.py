@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from gpucheck.target import choose_target
+from tf_gpucheck.target import choose_target
 
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
 
@@ -235,7 +235,7 @@ def test_a_folder_given_to_python_means_its_interpreter(tmp_path: Path) -> None:
 
 
 def test_the_interpreter_probe_runs_on_every_python_tensorflow_supported() -> None:
-    from gpucheck._children import script
+    from tf_gpucheck._children import script
 
     ran = 0
     for version in ("2.7", "3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"):
@@ -286,8 +286,8 @@ def test_output_of_a_sitecustomize_does_not_spoil_the_facts(
 def test_fixes_use_the_target_pip_wherever_they_say_pip() -> None:
     import dataclasses
 
-    from gpucheck.doctor.facts import with_target_pip
     from tests.conftest import scenario
+    from tf_gpucheck.checks.facts import with_target_pip
 
     base = scenario("two-a100")
     flagged = dataclasses.replace(

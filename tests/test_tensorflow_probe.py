@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpucheck.probes.tensorflow import child_environment, probe_tensorflow
+from tf_gpucheck.probes.tensorflow import child_environment, probe_tensorflow
 
 
 def _wrapper(tmp_path: Path, body: str) -> str:

@@ -6,9 +6,9 @@ of this project's machine (tests/data/logs/real and its README.md).
 
 from __future__ import annotations
 
-from gpucheck.doctor.textfacts import StatedFacts, extract
-from gpucheck.doctor.textlines import normalise
 from tests.conftest import DATA
+from tf_gpucheck.checks.textfacts import StatedFacts, extract
+from tf_gpucheck.checks.textlines import normalise
 
 REAL = DATA / "logs" / "real"
 

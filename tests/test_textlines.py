@@ -6,9 +6,9 @@ arrived in), or read from a recording of this project's machine (tests/data/logs
 
 from __future__ import annotations
 
-from gpucheck.doctor import logscan
-from gpucheck.doctor.textlines import normalise
 from tests.conftest import DATA
+from tf_gpucheck.checks import logscan
+from tf_gpucheck.checks.textlines import normalise
 
 REAL = DATA / "logs" / "real"
 

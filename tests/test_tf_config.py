@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from gpucheck.doctor import Status, run_checks
-from gpucheck.doctor.multiworker import fleet_findings, judge_tf_config
-from gpucheck.matrix import load_matrix
-from gpucheck.probes.node import probe_node
-from gpucheck.redact import redact
-from gpucheck.snapshot import NodeInfo, Snapshot
-from gpucheck.tfconfig import local_addresses, read_tf_config
 from tests.conftest import scenario
+from tf_gpucheck.checks import Status, run_checks
+from tf_gpucheck.checks.multiworker import fleet_findings, judge_tf_config
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.probes.node import probe_node
+from tf_gpucheck.redact import redact
+from tf_gpucheck.snapshot import NodeInfo, Snapshot
+from tf_gpucheck.tfconfig import local_addresses, read_tf_config
 
 CLUSTER = {"worker": ["gpu001:2222", "gpu002:2222", "gpu003:2222"]}
 

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from gpucheck.snapshot import (
+from tf_gpucheck.snapshot import (
     Distribution,
     FrameworkInfo,
     FrameworksInfo,

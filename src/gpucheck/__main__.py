@@ -1,3 +1,0 @@
-from gpucheck.cli import run
-
-run()

@@ -1,0 +1,3 @@
+from tf_gpucheck.cli import run
+
+run()

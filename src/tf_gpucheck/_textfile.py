@@ -1,0 +1,90 @@
+"""Reading a text the user hands over (a log, a pasted report, a snapshot): a file or stdin."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import sys
+from pathlib import Path
+
+from tf_gpucheck.errors import GpucheckError
+
+
+def read_text(path: str) -> str:
+    """The text to explain: a file, or ``-`` for standard input. A missing or binary file is a
+    GpucheckError (exit 2); an empty one is an empty string."""
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise GpucheckError(
+            f"{path!r} does not exist",
+            reference="input-missing",
+            hint="gpucheck explain train.log  # or pipe it: ... 2>&1 | gpucheck explain -",
+        ) from None
+    except IsADirectoryError:
+        raise GpucheckError(
+            f"{path!r} is a folder, not a log file", reference="input-unreadable"
+        ) from None
+    except OSError as exc:
+        raise GpucheckError(
+            f"cannot read {path!r}: {exc.strerror}", reference="input-unreadable"
+        ) from None
+    text = decode(data)
+    if text is None:
+        raise GpucheckError(
+            f"{'standard input' if path == '-' else repr(path)} is binary, not text",
+            reference="input-binary",
+            hint="give the text log (stderr of the job, or text copied from the report)",
+        )
+    return text
+
+
+def decode(data: bytes) -> str | None:
+    """Text as editors and shells write it: a byte-order mark decides (UTF-8, or UTF-16 as
+    Windows PowerShell's `>` writes it), else UTF-8 (a stray byte of another encoding becomes
+    U+FFFD; the rest stays readable). ``None`` for binary data (a NUL byte without a UTF-16 BOM)."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8", "replace")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", "replace")
+    if b"\x00" in data[:65536]:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+class JsonFileProblem(Exception):
+    """Why a JSON file gpucheck was given cannot be used, in words that follow its name
+    ("is empty", "is not JSON (...)"); ``kind`` is missing, unreadable or invalid."""
+
+    def __init__(self, kind: str, words: str) -> None:
+        super().__init__(words)
+        self.kind = kind
+        self.words = words
+
+
+def read_json_file(path: Path) -> object:
+    """The JSON document in ``path`` (snapshots, reports, baselines), whatever encoding a shell
+    wrote it in; a :class:`JsonFileProblem` when there is none."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise JsonFileProblem("missing", "does not exist") from None
+    except OSError as exc:
+        raise JsonFileProblem("unreadable", f"cannot be read: {exc}") from None
+    text = decode(raw)  # PowerShell's `>` writes UTF-16, Out-File a UTF-8 BOM
+    if text is None:
+        raise JsonFileProblem("invalid", "is binary, not JSON")
+    if not text.strip():
+        raise JsonFileProblem("invalid", "is empty")
+    return parse_json(text)
+
+
+def parse_json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonFileProblem(
+            "invalid", f"is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise JsonFileProblem("invalid", "is JSON nested too deeply") from None

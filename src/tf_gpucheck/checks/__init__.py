@@ -1,0 +1,171 @@
+"""gpucheck doctor: every check over one snapshot, one verdict, the first thing to fix."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from tf_gpucheck.checks import diagnosis, facts, remedies
+from tf_gpucheck.checks.findings import Finding, Report, Status
+from tf_gpucheck.checks.registry import REGISTRY, Check, check_ids
+from tf_gpucheck.checks.requirements import Requirements, check_requirements
+from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.snapshot import Snapshot
+
+__all__ = [
+    "Finding",
+    "Report",
+    "Requirements",
+    "Status",
+    "check_ids",
+    "diagnose",
+    "require_gpu",
+    "run_checks",
+    "select_checks",
+]
+
+
+def select_checks(ids: Sequence[str] | None) -> list[Check]:
+    if not ids:
+        return list(REGISTRY)
+    known = {c.id: c for c in REGISTRY}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise GpucheckError(
+            f"unknown check {unknown[0]!r}",
+            reference="check-unknown",
+            hint=f"one of: {', '.join(known)} (gpucheck doctor --list)",
+        )
+    return [known[i] for i in ids]
+
+
+def run_checks(
+    snapshot: Snapshot,
+    matrix: Matrix,
+    *,
+    checks: Sequence[str] | None = None,
+    allow_cpu: bool = False,
+    strict: bool = False,
+    requirements: Requirements | None = None,
+    logs: Sequence[tuple[str, Sequence[str]]] = (),
+) -> Report:
+    """Run the checks (all, or those named) over ``snapshot``, then the diagnosis over their
+    findings, TensorFlow's log and ``logs`` ((label, lines) of the user's own program, as
+    ``doctor --log`` reads them). One crashing check cannot hide the others."""
+    usable = facts.gpu_usable(snapshot)
+    findings = []
+    for item in select_checks(checks):
+        try:
+            finding = item.function(snapshot, matrix)
+        except Exception as exc:  # a bug in one check is a finding, not a crash
+            finding = Finding(
+                item.id,
+                Status.FAIL,
+                f"the check crashed: {type(exc).__name__}: {exc}",
+                cause="check_crashed",
+            )
+        if allow_cpu and not usable and finding.status is Status.FAIL:
+            finding = _allow_cpu(finding, gpu_check=item.gpu)
+        if finding.fix:
+            finding = dataclasses.replace(finding, fix=facts.with_target_pip(finding.fix, snapshot))
+        findings.append(finding)
+    if requirements is not None and requirements.any:
+        findings += check_requirements(
+            snapshot, matrix, requirements
+        )  # demanded: never softened by --allow-cpu
+    known = diagnosis.Known.from_snapshot(snapshot)
+    evidence = diagnosis.classify_evidence(
+        _log_sources(snapshot, logs), gpu_expected=facts.gpu_expected(snapshot), known=known
+    )
+    result = diagnosis.diagnose(
+        findings,
+        evidence,
+        fix_for=remedies.fix_for(known, matrix),
+        witnesses=diagnosis.witness_names(snapshot.frameworks.frameworks),
+    )
+    return Report(
+        findings=result.findings,
+        strict=strict,
+        gpu_usable=usable,
+        causes=result.causes,
+        notes=facts.not_checked(snapshot),
+    )
+
+
+def _log_sources(
+    snapshot: Snapshot, logs: Sequence[tuple[str, Sequence[str]]]
+) -> list[tuple[str, Sequence[str]]]:
+    sources: list[tuple[str, Sequence[str]]] = [
+        ("TensorFlow's start-up log", snapshot.tensorflow.log)
+    ]
+    if snapshot.tensorflow.traceback:
+        sources.append(("the import traceback", snapshot.tensorflow.traceback.splitlines()))
+    return sources + list(logs)
+
+
+def _allow_cpu(finding: Finding, *, gpu_check: bool) -> Finding:
+    """--allow-cpu: on a CPU-only runner a CPU-only TensorFlow is what was asked for, and a
+    missing GPU is a warning; everything else that fails still fails."""
+    if finding.cause == "tf_cpu_only_build":
+        return dataclasses.replace(
+            finding,
+            status=Status.INFO,
+            summary=f"{finding.summary} (as expected with --allow-cpu)",
+        )
+    if gpu_check:
+        return dataclasses.replace(
+            finding, status=Status.WARN, summary=f"{finding.summary} (a warning with --allow-cpu)"
+        )
+    return finding
+
+
+def diagnose(
+    *, python: str | None = None, checks: Sequence[str] | None = None, timeout_s: float = 120.0
+) -> Report:
+    """Probe this machine (or ``python``'s environment) and run the doctor's checks: the findings as data."""
+    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.probes import LiveProbes, collect_snapshot
+
+    snapshot = collect_snapshot(LiveProbes(python), timeout_s=timeout_s)
+    return run_checks(snapshot, load_matrix(), checks=checks)
+
+
+def require_gpu(
+    min_count: int = 1,
+    min_compute_capability: str | None = None,
+    min_free_memory: str | int | None = None,
+    *,
+    python: str | None = None,
+) -> Report:
+    """Raise a GpucheckError carrying doctor's first failing finding and its fix unless TensorFlow
+    can use ``min_count`` GPUs of the given capability and free memory; return the report otherwise."""
+    from tf_gpucheck.checks.requirements import parse_capability, parse_size
+    from tf_gpucheck.errors import ExitCode
+    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.probes import LiveProbes, collect_snapshot
+
+    requirements = Requirements(
+        require_gpu=True,
+        min_gpus=min_count,
+        min_compute_capability=parse_capability("min_compute_capability", min_compute_capability)
+        if min_compute_capability
+        else None,
+        min_free_memory_bytes=parse_size("min_free_memory", min_free_memory)
+        if isinstance(min_free_memory, str)
+        else min_free_memory,
+    )
+    snapshot = collect_snapshot(LiveProbes(python))
+    report = run_checks(snapshot, load_matrix(), requirements=requirements)
+    unmet = [
+        f for f in report.findings if f.check.startswith("require_") and f.status is Status.FAIL
+    ]
+    first = report.first_fix
+    if unmet and first is not None:
+        raise GpucheckError(
+            f"no usable GPU: {first.summary} [{first.cause}]",
+            reference="gpu-required",
+            hint=first.fix,
+            exit_code=ExitCode.FAILURE,
+        )
+    return report

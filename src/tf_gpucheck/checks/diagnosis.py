@@ -1,0 +1,434 @@
+"""Between the checks and the verdict: which failures are symptoms, which are their causes.
+
+The checks report facts about layers ("TensorFlow sees 0 of 1 GPUs", "libcudnn.so.9 not
+found"), and TensorFlow's log adds evidence no check can see ("Could not load dynamic library
+'libcudnn.so.8'"). This module links them with two explicit tables:
+
+- :data:`DEPTH`: every cause code's layer, bottom up (platform, Python, install, import, driver,
+  visibility, libraries, GPUs, runtime configuration, XLA, Keras). The first fix is the
+  most severe cause (fail over warn over info), and among equals the deepest one.
+- :data:`EXPLAINS`: which causes explain which symptom. A symptom with an explanation names
+  it ("TensorFlow sees 0 of 1 GPUs because libcudnn.so.8 did not load"), takes its fix, and
+  ranks after it; log evidence that explains a failing symptom becomes a failure itself.
+
+Every actionable log line stays visible, grouped by cause. The same tables serve
+``gpucheck doctor`` (a snapshot, plus ``--log`` files) and ``gpucheck explain`` (text alone).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tf_gpucheck.checks import facts, logscan
+from tf_gpucheck.checks.findings import DEPTH_LAST, Cause, Finding, Status
+from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
+
+# --- the layers ----------------------------------------------------------------------------
+
+_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("macos_no_cuda", "windows_native_unsupported", "platform_unknown"),
+    ("python_unusable", "python_unsupported"),
+    (
+        "install_resolution_failed",
+        "tf_not_installed",
+        "multiple_tf_distributions",
+        "tf_cpu_only_build",
+        "tensorflow_gpu_deprecated",
+    ),
+    (
+        "cpu_unsupported",
+        "msvc_runtime_missing",
+        "numpy_incompatible",
+        "tf_install_broken",
+        "library_crashes_loader",
+    ),
+    (
+        "no_nvidia_driver",
+        "nvml_driver_mismatch",
+        "nvml_error",
+        "no_nvidia_gpu",
+        "cuda_init_failed",
+        "driver_too_old",
+    ),
+    ("gpu_hidden_by_env",),
+    ("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch", "cudnn_init_failed"),
+    (
+        "compute_capability_too_old",
+        "compute_capability_unsupported",
+        "ptx_jit_required",
+        "gpu_busy",
+    ),
+    ("config_after_init", "memory_config_conflict", "gpu_out_of_memory"),
+    ("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old"),
+    ("and_cuda_pins_unmet",),
+    ("keras_mismatch",),
+)
+DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for code in layer}
+"""Cause code -> layer, bottom up. Codes not listed (symptoms, requirements) rank last."""
+assert len(_LAYERS) < DEPTH_LAST
+
+
+_UNEXPLAINED_DEPTH = dict.fromkeys(
+    ("tf_import_failed", "tf_crashed", "tf_probe_timeout"), DEPTH["cpu_unsupported"]
+)
+"""Where an unexplained symptom ranks: TensorFlow that does not import is an import-layer
+problem, below the driver; other symptoms rank after every cause."""
+
+
+def depth(code: str) -> int:
+    return DEPTH.get(code, DEPTH_LAST)
+
+
+def _symptom_depth(code: str) -> int:
+    return _UNEXPLAINED_DEPTH.get(code, DEPTH_LAST)
+
+
+_NO_GPU_IN_TF = frozenset(
+    {
+        "macos_no_cuda",
+        "windows_native_unsupported",
+        "tf_cpu_only_build",
+        "no_nvidia_driver",
+        "nvml_driver_mismatch",
+        "nvml_error",
+        "no_nvidia_gpu",
+        "cuda_init_failed",
+        "driver_too_old",
+        "gpu_hidden_by_env",
+        "cuda_libs_missing",
+        "cudnn_missing",
+        "cudnn_version_mismatch",
+        "and_cuda_pins_unmet",
+        "compute_capability_too_old",
+        "compute_capability_unsupported",
+        "gpu_busy",
+        "config_after_init",
+    }
+)
+_IMPORT = frozenset(
+    {
+        "python_unsupported",
+        "multiple_tf_distributions",
+        "cpu_unsupported",
+        "msvc_runtime_missing",
+        "no_nvidia_driver",
+        "numpy_incompatible",
+        "tf_install_broken",
+        "library_crashes_loader",
+        "cuda_libs_missing",
+        "cudnn_missing",
+        "keras_mismatch",
+    }
+)
+_NOT_RUNNING = frozenset({"tf_not_installed", "tf_import_failed", "tf_crashed", "tf_probe_timeout"})
+
+EXPLAINS: dict[str, frozenset[str]] = {
+    # symptom cause code -> the causes that explain it
+    "tf_sees_fewer_gpus": _NO_GPU_IN_TF,
+    "gpu_op_failed": frozenset(
+        {
+            "compute_capability_unsupported",
+            "compute_capability_too_old",
+            "ptx_jit_required",
+            "driver_too_old",
+            "cudnn_missing",
+            "cudnn_version_mismatch",
+            "cudnn_init_failed",
+            "cuda_libs_missing",
+            "gpu_out_of_memory",
+            "gpu_busy",
+            "xla_libdevice_missing",
+            "xla_ptxas_missing",
+            "xla_ptxas_too_old",
+        }
+    ),
+    "tf_import_failed": _IMPORT,
+    "tf_crashed": _IMPORT,
+    "tf_probe_timeout": frozenset({"ptx_jit_required", "library_crashes_loader"}),
+    "gpu_required": _NO_GPU_IN_TF | _IMPORT | _NOT_RUNNING,
+    "too_few_gpus": _NO_GPU_IN_TF,
+    "other_frameworks_no_gpu": frozenset(
+        {"no_nvidia_driver", "nvml_driver_mismatch", "nvml_error", "no_nvidia_gpu"}
+    ),
+}
+"""Symptom -> the causes that explain it. A symptom's own check reports what is seen; the
+explaining cause says why, and its fix is the one to apply."""
+
+SYMPTOMS = frozenset(EXPLAINS)
+
+NEEDS_EVIDENCE: dict[str, frozenset[str]] = {
+    "tf_import_failed": frozenset(),
+    "tf_crashed": frozenset({"library_crashes_loader"}),
+    "tf_probe_timeout": frozenset(),
+}
+"""Symptoms a circumstance does not explain: an import that failed or crashed is explained only
+by a cause its own traceback or log points at (a missing driver does not make `import
+tensorflow` fail). The codes listed may explain it without a line: a library that crashes every
+loader explains a crash."""
+
+# --- causes --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Known:
+    """What is known about the machine the log came from."""
+
+    tf_version: str | None = None
+    python_version: str | None = None
+    os: str | None = None
+    """Linux, Windows, Darwin, or None."""
+    is_wsl: bool = False
+    cuda_visible_devices: str | None = None
+    probe_saw_gpu: bool = False
+    """TensorFlow created a GPU device in gpucheck's own probe (the machine and driver work)."""
+    snapshot: Snapshot | None = None
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Snapshot) -> Known:
+        return cls(
+            tf_version=facts.tf_version(snapshot),
+            python_version=snapshot.system.python_version,
+            os=snapshot.system.os,
+            is_wsl=snapshot.system.is_wsl,
+            cuda_visible_devices=snapshot.system.env.get("CUDA_VISIBLE_DEVICES"),
+            probe_saw_gpu=bool(facts.tf_gpus(snapshot)),
+            snapshot=snapshot,
+        )
+
+
+PROBE_SOURCES = frozenset({"TensorFlow's start-up log", "the import traceback"})
+"""Sources gpucheck's own TensorFlow child wrote; others come from the user's program."""
+
+
+def refine(code: str, known: Known, source: str = "") -> str:
+    """A cause as the context reads it. CUDA_ERROR_NO_DEVICE means CUDA_VISIBLE_DEVICES only
+    when that variable is set, or when the user's own program saw no GPU while gpucheck's probe
+    did (the program or its launcher hides them); otherwise the driver sees no GPU at all."""
+    hidden = known.cuda_visible_devices is not None or (
+        known.probe_saw_gpu and source not in PROBE_SOURCES
+    )
+    if code == "no_nvidia_gpu" and hidden:
+        return "gpu_hidden_by_env"
+    if code == "gpu_hidden_by_env" and not hidden:
+        return "no_nvidia_gpu"
+    return code
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A recognised log line that points at a cause."""
+
+    source: str
+    """Where it was read: "TensorFlow's start-up log", "--log train.log", "the traceback"."""
+    line: logscan.LogLine
+    cause: str
+
+    @property
+    def text(self) -> str:
+        return self.line.text
+
+
+FixFor = Callable[[str, Sequence["Evidence"]], str | None]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    findings: tuple[Finding, ...]
+    """The checks' findings, symptoms rewritten to name their cause."""
+    causes: tuple[Cause, ...]
+    """Every cause with evidence, most important first."""
+    evidence: tuple[Evidence, ...]
+
+
+_LIBRARY = re.compile(r"""(lib[\w+-]+\.so(?:\.[\d.]+)?|[\w-]+64_\d+\.dll|[\w-]+\.dll)""")
+
+
+def _library_named(lines: Sequence[Evidence]) -> str | None:
+    for item in lines:
+        if item.line.library:
+            return item.line.library
+        match = _LIBRARY.search(item.line.message)
+        if match:
+            return match.group(1)
+    return None
+
+
+def classify_evidence(
+    sources: Sequence[tuple[str, Sequence[str]]], *, gpu_expected: bool, known: Known
+) -> list[Evidence]:
+    """The actionable lines of every source, with their cause as the context reads it.
+
+    ``no_gpu`` lines are expected on a machine without a GPU and evidence where one is."""
+    found: list[Evidence] = []
+    for source, lines in sources:
+        found += evidence_in(
+            source, logscan.classify(lines), gpu_expected=gpu_expected, known=known
+        )
+    return found
+
+
+def evidence_in(
+    source: str, classified: Sequence[logscan.LogLine], *, gpu_expected: bool, known: Known
+) -> list[Evidence]:
+    """:func:`classify_evidence` for lines the scanner has already classified."""
+    found: list[Evidence] = []
+    for line in classified:
+        rule = line.rule
+        if rule is None or rule.cause is None:
+            continue
+        if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
+            found.append(Evidence(source, line, refine(rule.cause, known, source)))
+    return found
+
+
+def log_summary(code: str, items: Sequence[Evidence]) -> str:
+    """One line for a cause seen only in a log."""
+    first = items[0]
+    assert first.line.rule is not None
+    library = _library_named(items)
+    if code in ("cuda_libs_missing", "cudnn_missing") and library:
+        return f"{library} did not load ({first.source})"
+    return f"{first.line.rule.explanation} ({first.source})"
+
+
+DRIVER_LAYER = frozenset(
+    {"no_nvidia_driver", "nvml_driver_mismatch", "nvml_error", "no_nvidia_gpu", "cuda_init_failed"}
+)
+"""Causes that another framework using the GPU rules out: the driver and the GPU work."""
+
+
+def diagnose(
+    findings: Sequence[Finding],
+    evidence: Sequence[Evidence],
+    *,
+    fix_for: FixFor,
+    witnesses: Sequence[str] = (),
+) -> Diagnosis:
+    """Link symptoms to causes and rank every cause (see the module docstring).
+
+    ``fix_for(code, evidence)`` gives the fix for a cause seen only in a log. ``witnesses``
+    name other frameworks that use the GPU here ("PyTorch 2.13 (CUDA 12.1)"): differential
+    evidence that the driver and the GPU work, so TensorFlow's problem is in its own layer."""
+    by_code: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        by_code.setdefault(item.cause, []).append(item)
+
+    causes: dict[str, Cause] = {}
+    for finding in findings:
+        if finding.cause is None or finding.status in (Status.OK, Status.SKIP):
+            continue
+        if finding.cause in SYMPTOMS or finding.cause in causes:
+            continue
+        if finding.check == "tf_log":  # it summarises the log, whose lines enter on their own
+            continue
+        lines = tuple(e.text for e in by_code.get(finding.cause, ()))
+        causes[finding.cause] = Cause(
+            finding.cause,
+            finding.status,
+            finding.summary,
+            finding.fix,
+            finding.check,
+            lines,
+            details=finding.details,
+        )
+    for code, items in by_code.items():
+        if code in causes or code in SYMPTOMS:
+            continue
+        causes[code] = Cause(
+            code,
+            Status.WARN,
+            log_summary(code, items),
+            fix_for(code, items),
+            "tf_log",
+            tuple(e.text for e in items),
+        )
+
+    rewritten: list[Finding] = []
+    explained: dict[str, str] = {}
+    for finding in findings:
+        symptom = finding.cause
+        if (
+            symptom not in SYMPTOMS
+            or finding.status not in (Status.FAIL, Status.WARN)
+            or symptom is None
+        ):
+            rewritten.append(finding)
+            continue
+        candidates = [
+            c
+            for c in causes.values()
+            if c.code in EXPLAINS[symptom]
+            and not (witnesses and c.code in DRIVER_LAYER)
+            and (symptom not in NEEDS_EVIDENCE or c.evidence or c.code in NEEDS_EVIDENCE[symptom])
+        ]
+        if not candidates:
+            rewritten.append(finding)
+            continue
+        # what the failure itself printed beats a circumstance; then severity, then depth
+        best = min(candidates, key=lambda c: (not c.evidence, -c.status.severity, depth(c.code)))
+        # The explaining cause carries the symptom's weight: a log line that says why TensorFlow
+        # dropped the GPU is a failure when the GPU is really missing.
+        promoted = (
+            best.status if best.status.severity >= finding.status.severity else finding.status
+        )
+        causes[best.code] = dataclasses.replace(
+            best, status=promoted, explains=(*best.explains, finding.check)
+        )
+        explained[finding.check] = best.code
+        rewritten.append(
+            dataclasses.replace(
+                finding,
+                summary=_witnessed(witnesses, best.code)
+                + f"{finding.summary} because {_lower_first(best.summary)}",
+                fix=best.fix or finding.fix,
+            )
+        )
+
+    symptoms = [
+        Cause(
+            f.cause,
+            f.status,
+            f.summary,
+            f.fix,
+            f.check,
+            details=f.details,
+            explained_by=explained.get(f.check),
+        )
+        for f in rewritten
+        if f.cause in SYMPTOMS and f.status in (Status.FAIL, Status.WARN) and f.cause
+    ]
+    # causes and unexplained symptoms by severity, then depth (an unexplained symptom after the
+    # causes of its layer); explained symptoms last, after the causes that explain them
+    unexplained = [s for s in symptoms if s.check not in explained]
+    ordered = sorted(
+        [*causes.values(), *unexplained],
+        key=lambda c: (
+            -c.status.severity,
+            _symptom_depth(c.code) if c.code in SYMPTOMS else depth(c.code),
+            c.code in SYMPTOMS,
+        ),
+    )
+    ordered += [s for s in symptoms if s.check in explained]
+    return Diagnosis(tuple(rewritten), tuple(ordered), tuple(evidence))
+
+
+def _witnessed(witnesses: Sequence[str], code: str) -> str:
+    if not witnesses or code in DRIVER_LAYER:
+        return ""
+    return f"{witnesses[0]} uses the GPU here, so the driver works: "
+
+
+def witness_names(frameworks: Sequence[FrameworkInfo]) -> list[str]:
+    """ "PyTorch 2.13.0 (CUDA 12.1)" for each framework that used the GPU."""
+    return [facts.framework_label(f) for f in frameworks if f.gpu_usable]
+
+
+def _lower_first(text: str) -> str:
+    """ "The driver ..." -> "the driver ..."; names keep their case ("NumPy", "TensorFlow")."""
+    word = text.split(" ", 1)[0]
+    if len(word) > 1 and word[0].isupper() and word[1:].islower():
+        return text[0].lower() + text[1:]
+    return text

@@ -1,0 +1,158 @@
+"""What a check returns: a Finding, and the Report that gathers them into one verdict."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Status(str, enum.Enum):
+    OK = "ok"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIP = "skip"
+    INFO = "info"
+
+    @property
+    def severity(self) -> int:
+        return {"fail": 3, "warn": 2, "info": 1, "ok": 0, "skip": 0}[self.value]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's judgement.
+
+    ``cause`` is None when ok, otherwise a stable snake_case code (documented in the README);
+    ``fix`` is a command or code line to paste, or None.
+    """
+
+    check: str
+    status: Status
+    summary: str
+    details: str = ""
+    fix: str | None = None
+    cause: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "check": self.check,
+            "status": self.status.value,
+            "summary": self.summary,
+            "details": self.details,
+            "fix": self.fix,
+            "cause": self.cause,
+        }
+
+
+def ok(check: str, summary: str, details: str = "") -> Finding:
+    return Finding(check, Status.OK, summary, details)
+
+
+def skip(check: str, summary: str, details: str = "") -> Finding:
+    return Finding(check, Status.SKIP, summary, details)
+
+
+def info(
+    check: str, summary: str, details: str = "", cause: str | None = None, fix: str | None = None
+) -> Finding:
+    return Finding(check, Status.INFO, summary, details, fix, cause)
+
+
+def warn(
+    check: str, cause: str, summary: str, details: str = "", fix: str | None = None
+) -> Finding:
+    return Finding(check, Status.WARN, summary, details, fix, cause)
+
+
+def fail(
+    check: str, cause: str, summary: str, details: str = "", fix: str | None = None
+) -> Finding:
+    return Finding(check, Status.FAIL, summary, details, fix, cause)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One cause with its evidence, ranked."""
+
+    code: str
+    status: Status
+    summary: str
+    fix: str | None
+    check: str
+    """The check that reported it, or ``tf_log`` / ``log`` for evidence from a log alone."""
+    evidence: tuple[str, ...] = ()
+    """Log lines (verbatim) that point at it."""
+    explains: tuple[str, ...] = ()
+    """The checks whose symptom it explains."""
+    details: str = ""
+    """The reporting check's own details."""
+    explained_by: str | None = None
+    """For a symptom: the cause code that explains it (it ranks after that cause)."""
+
+    def as_finding(self) -> Finding:
+        parts = [self.details] if self.details else []
+        if self.explains:
+            parts.append(f"Explains: {', '.join(self.explains)}")
+        if self.evidence:
+            parts.append("Evidence:\n" + "\n".join(self.evidence))
+        return Finding(self.check, self.status, self.summary, "\n".join(parts), self.fix, self.code)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "cause": self.code,
+            "status": self.status.value,
+            "check": self.check,
+            "summary": self.summary,
+            "fix": self.fix,
+            "evidence": list(self.evidence),
+            "explains": list(self.explains),
+            "explained_by": self.explained_by,
+        }
+
+
+DEPTH_LAST = 99
+"""The rank of a code no layer lists (symptoms, requirements): after every cause."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every finding, in check order, the ranked causes, and what they add up to."""
+
+    findings: tuple[Finding, ...]
+    strict: bool = False
+    gpu_usable: bool = False
+    notes: tuple[str, ...] = field(default=())
+    causes: tuple[Cause, ...] = ()
+    """Every cause with evidence, most important first (see :mod:`tf_gpucheck.checks.diagnosis`)."""
+    hint_info: bool = False
+    """With nothing to fix, name the most likely cause anyway (``explain``: a log that is normal
+    on a machine without a GPU still says what is wrong if the reader has one)."""
+
+    @property
+    def verdict(self) -> Status:
+        statuses = [f.status for f in self.findings] + [c.status for c in self.causes]
+        worst = max(statuses, key=lambda s: s.severity, default=Status.OK)
+        return worst if worst in (Status.FAIL, Status.WARN) else Status.OK
+
+    @property
+    def first_fix(self) -> Finding | None:
+        """The most important cause: a failure before a warning, and among equals the deepest
+        layer (the diagnosis ranks them); without a diagnosis, the first failure in check order."""
+        for cause in self.causes:
+            if cause.status in (Status.FAIL, Status.WARN):
+                return cause.as_finding()
+        if self.hint_info:
+            for cause in self.causes:
+                if cause.status is Status.INFO and cause.fix:
+                    return cause.as_finding()
+        for wanted in (Status.FAIL, Status.WARN):
+            for finding in self.findings:
+                if finding.status is wanted:
+                    return finding
+        return None
+
+    @property
+    def exit_code(self) -> int:
+        if self.verdict is Status.FAIL or (self.strict and self.verdict is Status.WARN):
+            return 1
+        return 0

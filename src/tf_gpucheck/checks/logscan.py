@@ -1,0 +1,204 @@
+"""TensorFlow's log, line by line: actionable, harmless noise, good news, or context.
+
+The rules (what each line means, which cause it is evidence for, where its wording comes from)
+live in :mod:`tf_gpucheck.checks.logrules`; this module splits a line into its logging prefix and
+message, and finds the first rule that matches the message. Four prefixes are understood:
+
+- the classic TensorFlow logger: ``2024-01-01 10:00:00.123456: W tensorflow/...cc:42] msg``;
+- abseil's, used by XLA/TSL since TF 2.17 and by absl-py:
+  ``W0000 00:00:1731000000.123456   4242 file.cc:42] msg`` / ``W1113 10:00:00.123456 140 f.py:42] msg``;
+- Python's logging default: ``WARNING:tensorflow:msg``;
+- a bare ``ERROR: `` / ``WARNING: `` tag (pip, abseil's prelude).
+
+A line without a prefix is matched as it is, so a message pasted without its prefix still matches.
+Text pasted from a web page, an issue or a terminal goes through :func:`normalise` first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tf_gpucheck.checks.logrules import RULES, Kind, Rule
+from tf_gpucheck.checks.textlines import normalise
+
+__all__ = ["RULES", "Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
+
+# The classic prefix (groups 1-2) or abseil's (groups 3-4), one match for both.
+_PREFIX = re.compile(
+    r"^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?:\d+)\]"
+    r"|([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\]) ?"
+)
+_PYLOG = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):([A-Za-z_][\w.]*):(.*)$")
+_TAGGED = re.compile(r"^(ERROR|WARNING): (.*)$")
+_TAG_INITIALS = frozenset("DIWECF")
+_SEVERITY = {"DEBUG": "I", "INFO": "I", "WARNING": "W", "ERROR": "E", "CRITICAL": "F", "FATAL": "F"}
+
+
+@dataclass(frozen=True)
+class LogLine:
+    text: str
+    severity: str | None
+    """I, W, E or F from the prefix; None for lines without one (continuations, tracebacks)."""
+    message: str
+    rule: Rule | None
+    location: str | None = None
+    """``file.cc:42`` from the prefix: the source path shows which release printed the line."""
+    library: str | None = None
+    """The library (or requirement, or module) the line names, where the rule captures one."""
+
+    @property
+    def kind(self) -> Kind | None:
+        return self.rule.kind if self.rule else None
+
+    @property
+    def cause(self) -> str | None:
+        return self.rule.cause if self.rule else None
+
+
+def _split(line: str) -> tuple[str | None, str | None, str]:
+    """(severity, location, message) of one line."""
+    line = line.rstrip("\r\n")
+    match = _PREFIX.match(line)
+    if match:
+        if match.group(1):
+            return match.group(1), match.group(2), line[match.end() :]
+        return match.group(3), match.group(4), line[match.end() :]
+    if line[:1] in _TAG_INITIALS:
+        tagged = _PYLOG.match(line)
+        if tagged:
+            return _SEVERITY[tagged.group(1)], None, tagged.group(3)
+        tagged = _TAGGED.match(line)
+        if tagged:
+            return _SEVERITY[tagged.group(1)], None, tagged.group(2)
+    return None, None, line.strip()
+
+
+def parse(line: str) -> tuple[str | None, str]:
+    """The severity (I, W, E, F or None) and the message of one line."""
+    severity, _, message = _split(line)
+    return severity, message
+
+
+# --- the pre-filter: a rule is tried only on a message that contains one of its key words -----
+# Tokenising a line and intersecting with the set of keys costs a few microseconds; running ~100
+# regexes costs a hundred times more, and most lines of a long log contain no key at all.
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _key_index(rules: tuple[Rule, ...]) -> dict[str, tuple[int, ...]]:
+    owners: dict[str, list[int]] = {}
+    for index, rule in enumerate(rules):
+        for key in rule.keys:
+            owners.setdefault(key, []).append(index)
+    return {key: tuple(ids) for key, ids in owners.items()}
+
+
+_KEYS = _key_index(RULES)
+_KEY_SET = frozenset(_KEYS)
+
+
+@lru_cache(maxsize=16384)
+def _match(message: str) -> tuple[int, str | None] | None:
+    found = _KEY_SET.intersection(_WORD.findall(message))
+    if not found:
+        return None
+    if len(found) == 1:
+        (key,) = found
+        candidates: Iterable[int] = _KEYS[key]
+    else:
+        candidates = sorted({i for key in found for i in _KEYS[key]})
+    for index in candidates:
+        hit = RULES[index].pattern.search(message)
+        if hit:
+            return index, hit.groupdict().get("lib")
+    return None
+
+
+def find_rule(message: str) -> Rule | None:
+    """The first rule whose pattern matches this message (a line without its prefix)."""
+    hit = _match(message)
+    return RULES[hit[0]] if hit else None
+
+
+def classify(lines: Iterable[str]) -> list[LogLine]:
+    """Every line with the first rule that matches its message (or none), in input order.
+
+    Lines are taken as they are: pass pasted text through :func:`normalise` first.
+    """
+    out = []
+    for line in lines:
+        severity, location, message = _split(line)
+        hit = _match(message)
+        if hit is None:
+            out.append(LogLine(line, severity, message, None, location))
+        else:
+            out.append(LogLine(line, severity, message, RULES[hit[0]], location, hit[1]))
+    return out
+
+
+GPU_PRESENT: frozenset[str] = frozenset(
+    {
+        "gpu_libs_missing",
+        "cc_ignored",
+        "ptx_jit",
+        "no_kernel_image",
+        "created_device",
+        "found_device",
+        "device_properties",
+        "adding_visible_gpus",
+        "device_interconnect",
+        "gpu_busy",
+        "oom",
+        "driver_insufficient",
+        "cudnn_init_failed",
+        "cudnn_version_mismatch",
+        "cuinit_unknown",
+        "nvml_version_mismatch",
+        "driver_dso_mismatch",
+    }
+)
+"""Rules whose lines TensorFlow or the driver print only where an NVIDIA GPU exists (a device
+found, skipped or out of memory): with one of them, lines that are normal on a CPU-only machine
+(libcudart did not load) become evidence."""
+
+
+@lru_cache(maxsize=256)
+def _classified(lines: tuple[str, ...]) -> tuple[LogLine, ...]:
+    return tuple(classify(lines))
+
+
+def classify_cached(lines: tuple[str, ...]) -> tuple[LogLine, ...]:
+    """:func:`classify` for a snapshot's log, which several checks read."""
+    return _classified(lines)
+
+
+def shows_gpu(lines: tuple[str, ...]) -> bool:
+    """The log has a line that only a machine with an NVIDIA GPU prints."""
+    return any(line.rule is not None and line.rule.id in GPU_PRESENT for line in _classified(lines))
+
+
+DRIVER_WORKS: frozenset[str] = frozenset(
+    {
+        "found_device",
+        "device_properties",
+        "created_device",
+        "gpu_libs_missing",
+        "cc_ignored",
+        "adding_visible_gpus",
+        "device_interconnect",
+        "ptx_jit",
+        "oom",
+    }
+)
+"""Of :data:`GPU_PRESENT`, the lines printed only after CUDA initialised and enumerated the GPU:
+the driver works, whatever NVML says."""
+
+
+def shows_working_driver(lines: tuple[str, ...]) -> bool:
+    return any(
+        line.rule is not None and line.rule.id in DRIVER_WORKS for line in _classified(lines)
+    )

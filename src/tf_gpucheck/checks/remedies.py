@@ -1,0 +1,379 @@
+"""The fix for a cause that only a log shows (no check saw it), computed from what is known.
+
+``doctor`` knows the whole snapshot; ``explain`` knows only what the text states (the
+TensorFlow version, Python, OS, driver). :class:`~tf_gpucheck.checks.diagnosis.Known` is the part
+both have, so one table of remedies serves both, and every install command still comes from
+the one resolver when the snapshot is there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from tf_gpucheck.checks import facts
+from tf_gpucheck.checks.diagnosis import Evidence, Known
+from tf_gpucheck.matrix import Matrix, TfRelease
+from tf_gpucheck.snapshot import Snapshot
+
+Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | None]
+REMEDIES: dict[str, Remedy] = {}
+
+
+def remedy(*codes: str) -> Callable[[Remedy], Remedy]:
+    def register(function: Remedy) -> Remedy:
+        for code in codes:
+            REMEDIES[code] = function
+        return function
+
+    return register
+
+
+def fix_for(known: Known, matrix: Matrix) -> Callable[[str, Sequence[Evidence]], str | None]:
+    """The diagnosis' ``fix_for``: the remedy of a cause code, for this machine."""
+
+    def fix(code: str, evidence: Sequence[Evidence]) -> str | None:
+        function = REMEDIES.get(code)
+        command = function(known, matrix, evidence) if function else None
+        if command and known.snapshot is not None:
+            command = facts.with_target_pip(command, known.snapshot)
+        return command
+
+    return fix
+
+
+def _row(known: Known, matrix: Matrix) -> TfRelease | None:
+    return matrix.release(known.tf_version) if known.tf_version else None
+
+
+def _series(version: str | None) -> str | None:
+    match = re.match(r"(\d+)\.(\d+)", version or "")
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+@remedy("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch")
+def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    row = _row(known, matrix)
+    if row and row.and_cuda and known.os in (None, "Linux") and known.tf_version:
+        return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
+    if known.snapshot is not None:
+        cuda = facts.build_cuda(known.snapshot, matrix)
+        cudnn = facts.build_cudnn(known.snapshot, matrix)
+    else:
+        windows = known.os == "Windows"
+        cuda = (row.windows_native_cuda if windows else row.cuda) if row else None
+        cudnn = (row.windows_native_cudnn if windows else row.cudnn) if row else None
+    if not cuda:
+        return (
+            "install the CUDA and cuDNN versions your TensorFlow was built with "
+            '(gpucheck matrix --tf <version>), or on Linux: pip install "tensorflow[and-cuda]"'
+        )
+    where = (
+        "add their bin folder to PATH"
+        if known.os == "Windows"
+        else "add their lib64 folder to LD_LIBRARY_PATH"
+    )
+    return f"install CUDA {cuda} and cuDNN {cudnn or '?'} from NVIDIA's archive and {where}"
+
+
+@remedy("no_nvidia_driver")
+def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.is_wsl:
+        return "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
+    if known.os == "Windows":
+        return "install the NVIDIA driver for your GPU from nvidia.com/drivers, then run nvidia-smi"
+    return "sudo ubuntu-drivers install && sudo reboot  # or your distribution's NVIDIA driver package; then nvidia-smi"
+
+
+@remedy("nvml_driver_mismatch")
+def _reboot(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "sudo reboot  # or unload and reload the nvidia kernel modules"
+
+
+@remedy("no_nvidia_gpu")
+def _no_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "nvidia-smi -L  # must list the GPU; in a container start it with --gpus all "
+        "(Docker) or a nvidia.com/gpu resource (Kubernetes)"
+    )
+
+
+@remedy("gpu_hidden_by_env")
+def _visible(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "unset CUDA_VISIBLE_DEVICES  # or list the GPUs to use: export CUDA_VISIBLE_DEVICES=0"
+
+
+@remedy("driver_too_old")
+def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    row = _row(known, matrix)
+    cuda = (row.windows_native_cuda if known.os == "Windows" else row.cuda) if row else None
+    if cuda:
+        windows = known.os == "Windows"
+        cuda_row = matrix.cuda_release(cuda)
+        need = (
+            (cuda_row.min_driver_windows if windows else cuda_row.min_driver_linux)
+            if cuda_row
+            else None
+        )
+        if need:
+            return f"upgrade the NVIDIA driver to {need} or newer (CUDA {cuda}, TensorFlow {row.version if row else ''})".replace(
+                " )", ")"
+            )
+    for item in evidence:
+        wanted = re.search(r"cuda>=(\d+\.\d+)", item.line.message)
+        if wanted:
+            return f"upgrade the NVIDIA driver to one that supports CUDA {wanted.group(1)} (nvidia-smi shows the highest it supports)"
+    return "upgrade the NVIDIA driver (nvidia-smi shows the highest CUDA version it supports)"
+
+
+@remedy("compute_capability_too_old")
+def _older_release(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "use an older TensorFlow that still ships kernels for this GPU: gpucheck matrix (column sm)"
+    )
+
+
+@remedy("compute_capability_unsupported")
+def _newer_release(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return 'pip install -U "tensorflow[and-cuda]"  # a newer build ships kernels for newer GPUs'
+
+
+@remedy("ptx_jit_required")
+def _jit_cache(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "export CUDA_CACHE_MAXSIZE=4294967296  # keep the JIT result between runs"
+
+
+@remedy("gpu_busy")
+def _busy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "nvidia-smi  # find the process holding the GPU; nvidia-smi -q -d COMPUTE shows the "
+        "compute mode (sudo nvidia-smi -c DEFAULT shares it)"
+    )
+
+
+@remedy("gpu_out_of_memory")
+def _oom(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "reduce the batch size, or stop TensorFlow from taking all GPU memory: "
+        "gpucheck configure-memory --growth (or export TF_FORCE_GPU_ALLOW_GROWTH=true)"
+    )
+
+
+@remedy("config_after_init")
+def _too_late(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "configure devices right after `import tensorflow`, before any op, model or "
+        "list_logical_devices(): tf.config.set_visible_devices / set_memory_growth / "
+        "set_logical_device_configuration (or tf_gpucheck.configure_memory(...) at the top)"
+    )
+
+
+@remedy("memory_config_conflict")
+def _memory_conflict(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "give every GPU the same memory growth, and do not combine growth with a memory limit "
+        "or virtual devices: gpucheck configure-memory --growth  (or --limit MB, not both)"
+    )
+
+
+@remedy("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old")
+def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.snapshot is not None:
+        cuda = facts.build_cuda(known.snapshot, matrix)
+    else:
+        row = _row(known, matrix)
+        cuda = row.cuda if row else None
+    major = (cuda or "12").split(".")[0]
+    return (
+        f'pip install "nvidia-cuda-nvcc-cu{major}"  # or: '
+        "export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda"
+    )
+
+
+@remedy("numpy_incompatible")
+def _numpy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return 'pip install "numpy<2"  # this TensorFlow was built against NumPy 1.x'
+
+
+@remedy("tf_install_broken")
+def _reinstall(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.snapshot is not None:
+        return (
+            f"pip install --force-reinstall --no-deps {facts.installed_requirement(known.snapshot)}"
+        )
+    version = f"=={known.tf_version}" if known.tf_version else ""
+    return f'pip install --force-reinstall --no-deps "tensorflow{version}"'
+
+
+@remedy("library_crashes_loader")
+def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    snapshot = known.snapshot
+    for lib in snapshot.libraries.libraries if snapshot else ():
+        if lib.load_error and "killed by" in lib.load_error and lib.loaded_path:
+            return f"remove {os.path.dirname(lib.loaded_path)} from LD_LIBRARY_PATH ({lib.loaded_path} crashes the loader)"
+    return "unset LD_LIBRARY_PATH and try again; then add back only the folders TensorFlow needs"
+
+
+_PIP_WANTED = re.compile(
+    r"(?:satisfies the requirement|distribution found for) (?P<name>[A-Za-z0-9_.\-]+)"
+    r"(?:\[[^\]]*\])?(?P<spec>[^\s(]*)(?:\s*\(from versions: (?P<versions>[^)]*)\))?"
+)
+
+
+def _pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] | None:
+    """(name, version spec, the versions pip offered) from pip's resolver lines."""
+    for item in evidence:
+        match = _PIP_WANTED.search(item.line.message)
+        if match:
+            offered = match.group("versions")
+            versions = (
+                [v.strip() for v in offered.split(",") if v.strip() and v.strip() != "none"]
+                if offered is not None
+                else None
+            )
+            return match.group("name").lower(), match.group("spec"), versions
+    return None
+
+
+def _final(versions: Sequence[str]) -> str | None:
+    from packaging.version import InvalidVersion, Version
+
+    finals = []
+    for text in versions:
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if not version.is_prerelease:
+            finals.append(version)
+    return str(max(finals)) if finals else None
+
+
+@remedy("install_resolution_failed", "tf_not_installed")
+def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
+    if known.snapshot is not None:
+        from tf_gpucheck.recommend import recommend
+
+        return recommend(known.snapshot, matrix).command
+    for item in evidence:
+        no_extra = re.search(
+            r"(\S+) (\d+\.\d+)[\w.]* does not provide the extra '(and-cuda|cuda)'",
+            item.line.message,
+        )
+        if no_extra:
+            # tensorflow[and-cuda] exists from TensorFlow 2.14 (Linux)
+            return (
+                f'pip install "{no_extra.group(1)}[and-cuda]>=2.14"  # the extra exists from '
+                f"2.14; for {no_extra.group(2)} install its CUDA and cuDNN yourself "
+                f"(gpucheck matrix --tf {no_extra.group(2)})"
+            )
+    said = _pip_said(evidence)
+    name = said[0] if said else "tensorflow"
+    if name in ("tensorflow-gpu", "tf-nightly-gpu"):
+        return 'pip install "tensorflow[and-cuda]"  # tensorflow-gpu is gone: tensorflow is the GPU build (Linux)'
+    if said and said[2]:
+        newest = _final(said[2])
+        wanted = matrix.release(said[1].lstrip("=~<>!")) if said[1] else None
+        needs = f"; TensorFlow {wanted.version} needs Python {wanted.python}" if wanted else ""
+        if newest:
+            return f'pip install "{name}=={newest}"  # the newest release pip offers for this Python{needs}'
+    python = known.python_version
+    if python:
+        supporting = [r for r in matrix.newest_first() if r.cuda and r.supports_python(python)]
+        if supporting:
+            row = supporting[0]
+            dist = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
+            extra = "[and-cuda]" if row.and_cuda and known.os in (None, "Linux") else ""
+            return f'pip install "{dist}{extra}=={row.minor[0]}.{row.minor[1]}.*"  # the newest release for Python {python}'
+    newest_row = matrix.newest_first()[0]
+    return f"use a Python in {newest_row.python} (TensorFlow {newest_row.version}): pip offers no TensorFlow for this one"
+
+
+@remedy("tensorflow_gpu_deprecated")
+def _tensorflow_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return replace_distributions(known, matrix, ["tensorflow-gpu"])
+
+
+@remedy("tf_cpu_only_build")
+def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.snapshot is not None:
+        names = [d.name for d in facts.main_distributions(known.snapshot)]
+        return replace_distributions(known, matrix, names or ["tensorflow-cpu"])
+    return replace_distributions(known, matrix, ["tensorflow-cpu"])
+
+
+def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> str:
+    """Uninstall ``remove`` and install the GPU build this machine can run (the one resolver,
+    keeping the installed release when it runs here)."""
+    install = 'pip install "tensorflow[and-cuda]"'
+    if known.snapshot is not None:
+        from tf_gpucheck.recommend import recommend
+
+        command = recommend(known.snapshot, matrix, prefer=known.tf_version).command
+        install = command or install
+    return f"pip uninstall -y {' '.join(remove)} && {install}"
+
+
+@remedy("cpu_unsupported")
+def _avx(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "use a CPU with AVX, or a TensorFlow built for this CPU"
+
+
+@remedy("windows_native_unsupported")
+def _wsl(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return 'use WSL2 (wsl --install, then inside it: python3 -m pip install "tensorflow[and-cuda]"), or pip install "tensorflow<2.11"'
+
+
+@remedy("keras_mismatch")
+def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    series = _series(known.tf_version)
+    if series and tuple(int(p) for p in series.split(".")) >= (2, 16):
+        return f'pip install "tf-keras~={series}.0"  # with TF_USE_LEGACY_KERAS=1; or port the code to Keras 3'
+    if series:
+        return f'pip install "keras~={series}.0"'
+    return "install the Keras that matches TensorFlow: Keras 3 for TensorFlow >= 2.16 (tf-keras for Keras 2 code), keras==2.N for TensorFlow 2.N"
+
+
+@remedy("python_unsupported")
+def _python(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    row = _row(known, matrix)
+    if row:
+        return f"use a Python in {row.python} (TensorFlow {row.version}), or a TensorFlow release for your Python"
+    newest = matrix.newest_first()[0]
+    return f"use a Python in {newest.python} (TensorFlow {newest.version})"
+
+
+@remedy("msvc_runtime_missing")
+def _msvc(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "install the Microsoft Visual C++ Redistributable for Visual Studio 2015-2022 (x64): https://aka.ms/vs/17/release/vc_redist.x64.exe"
+
+
+@remedy("cuda_init_failed")
+def _cuda_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm  # common after suspend/resume; else reboot, then nvidia-smi"
+
+
+@remedy("cudnn_init_failed")
+def _cudnn_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "free GPU memory for cuDNN: gpucheck configure-memory --growth (or export "
+        "TF_FORCE_GPU_ALLOW_GROWTH=true), and check nvidia-smi for other processes"
+    )
+
+
+@remedy("tf_import_failed")
+def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.snapshot is not None:
+        what = facts.installed_requirement(known.snapshot)
+    else:
+        what = f'"tensorflow=={known.tf_version}"' if known.tf_version else "tensorflow"
+    return (
+        "the lines above the error name what is missing; if none does, reinstall: "
+        f"pip install --force-reinstall {what}"
+    )
+
+
+def remedy_for(code: str, snapshot: Snapshot, matrix: Matrix) -> str | None:
+    """A check's fix for ``code``: the same remedy a log line with that cause gets."""
+    return fix_for(Known.from_snapshot(snapshot), matrix)(code, ())

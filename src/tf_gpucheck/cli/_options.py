@@ -1,0 +1,206 @@
+"""Options shared by several commands, and the few helpers every command uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from tf_gpucheck.cli._app import environment
+from tf_gpucheck.errors import GpucheckError
+
+if TYPE_CHECKING:
+    from tf_gpucheck.snapshot import Snapshot
+    from tf_gpucheck.target import Target
+
+PythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        metavar="PATH",
+        help="Diagnose this interpreter's environment (default: the active virtual environment, "
+        "else gpucheck's own).",
+    ),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=1.0,
+        metavar="SECONDS",
+        help="Give up on the TensorFlow child after this long.",
+    ),
+]
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Mask host and user names, home paths, GPU UUIDs and secret-looking values.",
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print JSON on stdout (progress goes to stderr).")
+]
+MatrixOption = Annotated[
+    str | None,
+    typer.Option(
+        "--matrix", metavar="FILE", help="Use this compat_matrix.yaml instead of the shipped one."
+    ),
+]
+FromOption = Annotated[
+    str | None,
+    typer.Option(
+        "--from",
+        metavar="FILE",
+        help="Judge a snapshot written by `gpucheck detect --json` instead of probing.",
+    ),
+]
+
+
+@contextmanager
+def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    """A spinner on stderr while the probes run; silent when stderr is not a terminal."""
+    from tf_gpucheck.render.console import make_console
+
+    console = make_console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield lambda _message: None
+        return
+    with console.status("probing") as status:
+        yield status.update
+
+
+@contextmanager
+def bar_progress() -> Iterator[Callable[[str, str, int, int], None] | None]:
+    """Progress bars on stderr, one per (device, task), for long runs; ``None`` when stderr is
+    not a terminal."""
+    from tf_gpucheck.render.console import make_console
+
+    console = make_console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress, TaskID
+
+    with Progress(console=console, transient=True) as bar:
+        tasks: dict[tuple[str, str], TaskID] = {}
+
+        def update(device: str, name: str, done: int, total: int) -> None:
+            if (device, name) not in tasks:
+                tasks[(device, name)] = bar.add_task(f"{device} {name}", total=total)
+            bar.update(tasks[(device, name)], completed=done)
+
+        yield update
+
+
+def snapshot_for(
+    ctx: typer.Context,
+    source: str | None,
+    python: str | None,
+    timeout: float,
+    *,
+    tf: bool,
+    redact: bool = False,
+) -> Snapshot:
+    """The snapshot a command judges: read from ``--from``, else probed live."""
+    from tf_gpucheck.probes import collect_snapshot
+    from tf_gpucheck.snapshot import load_snapshot
+
+    if source is not None:
+        snapshot = load_snapshot(source)
+    else:
+        probes = environment(ctx).probes_factory(target_for(python))
+        with progress(True) as say:
+            snapshot = collect_snapshot(
+                probes, include_tensorflow=tf, timeout_s=timeout, progress=say
+            )
+    if redact:
+        from tf_gpucheck.redact import redact as mask
+
+        snapshot = mask(snapshot)
+    return snapshot
+
+
+def target_for(python: str | None) -> Target:
+    """The environment a command works on: ``--python``, else the active one, else gpucheck's."""
+    from tf_gpucheck.target import choose_target
+
+    return choose_target(python)
+
+
+def write_file(path: str, content: str) -> None:
+    """Write an output file the user asked for (``--junit``, ``--output``)."""
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(content)
+    except OSError as exc:
+        raise GpucheckError(
+            f"cannot write {path!r}: {exc.strerror}", reference="output-unwritable"
+        ) from None
+
+
+# Options doctor, explain and fleet share, with one wording.
+FormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        metavar="FORMAT",
+        help="text, json or markdown (a report to paste into an issue).",
+    ),
+]
+JunitOption = Annotated[
+    str | None,
+    typer.Option("--junit", metavar="FILE", help="Also write a JUnit XML report."),
+]
+AllowCpuOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-cpu", help="No usable GPU is a warning, not a failure (CPU-only runners)."
+    ),
+]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
+RequireGpuOption = Annotated[
+    bool, typer.Option("--require-gpu", help="Fail unless TensorFlow can use a GPU.")
+]
+MinGpusOption = Annotated[
+    int | None,
+    typer.Option("--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."),
+]
+MinCapabilityOption = Annotated[
+    str | None,
+    typer.Option(
+        "--min-compute-capability", metavar="X.Y", help="Fail if a visible GPU is below X.Y."
+    ),
+]
+MinFreeMemoryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--min-free-memory",
+        metavar="SIZE",
+        help="Fail if a visible GPU has less free memory (8GiB).",
+    ),
+]
+ExpectTfOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-tf", metavar="PATTERN", help='Fail unless TensorFlow matches ("2.16.*").'
+    ),
+]
+ExpectCudaOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-cuda", metavar="PATTERN", help='Fail unless TensorFlow\'s CUDA matches ("12.*").'
+    ),
+]
+
+
+def chosen_format(json_output: bool, output_format: str) -> str:
+    """``--json`` or ``--format``: text, json or markdown; anything else is bad input."""
+    fmt = "json" if json_output else output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise GpucheckError(
+            f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
+        )
+    return fmt

@@ -1,0 +1,40 @@
+"""`gpucheck detect`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from tf_gpucheck.cli._options import (
+    JsonOption,
+    PythonOption,
+    RedactOption,
+    TimeoutOption,
+    snapshot_for,
+)
+
+
+def detect(
+    ctx: typer.Context,
+    json_output: JsonOption = False,
+    no_tf: Annotated[
+        bool, typer.Option("--no-tf", help="Skip the TensorFlow child process (fast).")
+    ] = False,
+    python: PythonOption = None,
+    timeout: TimeoutOption = 120.0,
+    redact: RedactOption = False,
+) -> None:
+    """Show what is here: system, NVIDIA driver and GPUs, CUDA libraries, TensorFlow's build and devices."""
+    snapshot = snapshot_for(ctx, None, python, timeout, tf=not no_tf, redact=redact)
+    if json_output:
+        sys.stdout.write(snapshot.to_json() + "\n")
+        return
+    from tf_gpucheck.render.console import make_console
+    from tf_gpucheck.render.detect import render_snapshot
+    from tf_gpucheck.render.format import target_header
+
+    console = make_console()
+    console.print(target_header(snapshot.target))
+    console.print(render_snapshot(snapshot))

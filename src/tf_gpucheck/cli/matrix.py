@@ -1,0 +1,76 @@
+"""`gpucheck matrix`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from tf_gpucheck.cli._options import (
+    FromOption,
+    JsonOption,
+    MatrixOption,
+    PythonOption,
+    snapshot_for,
+)
+from tf_gpucheck.errors import ExitCode, GpucheckError
+
+
+def matrix(
+    ctx: typer.Context,
+    tf: Annotated[
+        str | None,
+        typer.Option("--tf", metavar="VERSION", help="Only this TensorFlow release (2.15)."),
+    ] = None,
+    cuda: Annotated[
+        str | None,
+        typer.Option(
+            "--cuda", metavar="VERSION", help="Only releases built with this CUDA (12.2)."
+        ),
+    ] = None,
+    json_output: JsonOption = False,
+    recommend: Annotated[
+        bool,
+        typer.Option(
+            "--recommend",
+            help="What to install on this machine: the newest TensorFlow that will use its GPU.",
+        ),
+    ] = False,
+    python: PythonOption = None,
+    source: FromOption = None,
+    matrix_file: MatrixOption = None,
+) -> None:
+    """The TensorFlow / Python / CUDA / cuDNN / compute capability / driver table, with its sources."""
+    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.render import matrix as render
+    from tf_gpucheck.render.console import make_console
+
+    table = load_matrix(matrix_file)
+    if recommend:
+        from tf_gpucheck.recommend import recommend as recommend_for
+
+        snapshot = snapshot_for(ctx, source, python, 60.0, tf=False)
+        rec = recommend_for(snapshot, table)
+        if json_output:
+            sys.stdout.write(json.dumps(render.recommendation_to_data(rec), indent=2) + "\n")
+        else:
+            from tf_gpucheck.render.format import target_header
+
+            console = make_console()
+            console.print(target_header(snapshot.target, source))
+            console.print(render.render_recommendation(rec))
+        return
+    rows = table.select(tf=tf, cuda=cuda)
+    if not rows:
+        raise GpucheckError(
+            "no row matches the filter",
+            reference="matrix-no-match",
+            hint="gpucheck matrix  # lists every row",
+            exit_code=ExitCode.FAILURE,
+        )
+    if json_output:
+        sys.stdout.write(json.dumps([render.row_to_data(r, table) for r in rows], indent=2) + "\n")
+        return
+    make_console().print(render.render_matrix(rows, table))

@@ -1,0 +1,181 @@
+"""Probes collect facts and never judge.
+
+:class:`Probes` is the one seam between gpucheck and the hardware: :class:`LiveProbes` reaches
+the real machine, tests pass fakes. :func:`collect_snapshot` runs them, the TensorFlow child
+concurrently with the others, and assembles the :class:`~tf_gpucheck.snapshot.Snapshot`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+from tf_gpucheck.__about__ import __version__
+from tf_gpucheck._process import allow_children, kill_all_children
+from tf_gpucheck.probes.frameworks import probe_frameworks
+from tf_gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
+from tf_gpucheck.probes.libraries import probe_libraries
+from tf_gpucheck.probes.node import probe_node
+from tf_gpucheck.probes.nvml import probe_nvml
+from tf_gpucheck.probes.packages import classify
+from tf_gpucheck.probes.system import probe_system
+from tf_gpucheck.probes.tensorflow import DEFAULT_TIMEOUT_S, probe_tensorflow
+from tf_gpucheck.snapshot import (
+    SCHEMA_VERSION,
+    FrameworksInfo,
+    LibrariesInfo,
+    NodeInfo,
+    NvmlInfo,
+    Snapshot,
+    SystemInfo,
+    TargetInfo,
+    TensorflowInfo,
+)
+from tf_gpucheck.target import Target, choose_target, own_target
+
+__all__ = ["LiveProbes", "Probes", "Target", "choose_target", "collect_snapshot"]
+
+Progress = Callable[[str], None]
+
+
+class Probes(Protocol):
+    """Everything gpucheck knows how to ask the machine."""
+
+    def node(self) -> NodeInfo: ...
+    def interpreter(self) -> InterpreterFacts: ...
+    def target(self, facts: InterpreterFacts) -> TargetInfo: ...
+    def system(self, facts: InterpreterFacts) -> SystemInfo: ...
+    def nvml(self) -> NvmlInfo: ...
+    def libraries(self, facts: InterpreterFacts) -> LibrariesInfo: ...
+    def tensorflow(self, timeout_s: float) -> TensorflowInfo: ...
+    def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo: ...
+
+
+class LiveProbes:
+    """The real machine. Building it costs nothing; each method does its probing when called.
+
+    ``target`` is the environment to diagnose: a :class:`~tf_gpucheck.target.Target`, an
+    interpreter path (as ``--python`` takes it), or ``None`` for the running interpreter.
+    """
+
+    def __init__(
+        self, target: Target | str | None = None, environ: Mapping[str, str] | None = None
+    ) -> None:
+        if isinstance(target, str):
+            target = choose_target(target)
+        self.target_choice = target or own_target()
+        self.environ = dict(os.environ if environ is None else environ)
+
+    @property
+    def python(self) -> str:
+        return self.target_choice.python
+
+    def node(self) -> NodeInfo:
+        return probe_node(self.environ)
+
+    def interpreter(self) -> InterpreterFacts:
+        return probe_interpreter(self.target_choice)
+
+    def target(self, facts: InterpreterFacts) -> TargetInfo:
+        return target_info(self.target_choice, facts)
+
+    def system(self, facts: InterpreterFacts) -> SystemInfo:
+        return probe_system(facts, self.environ)
+
+    def nvml(self) -> NvmlInfo:
+        return probe_nvml()
+
+    def libraries(self, facts: InterpreterFacts) -> LibrariesInfo:
+        return probe_libraries(facts, self.environ)
+
+    def tensorflow(self, timeout_s: float) -> TensorflowInfo:
+        return probe_tensorflow(self.python, timeout_s, self.environ)
+
+    def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo:
+        return probe_frameworks(self.python, facts, timeout_s, self.environ)
+
+
+def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
+    """The snapshot's record of the target: how it was chosen, and what it said about itself."""
+    return TargetInfo(
+        python_executable=choice.python,
+        chosen_by=choice.chosen_by,
+        prefix=facts.prefix,
+        base_prefix=facts.base_prefix,
+        kind=facts.kind,
+        user_site=facts.user_site,
+        error=facts.error,
+    )
+
+
+def _collect(
+    probes: Probes,
+    pool: ThreadPoolExecutor,
+    include_tensorflow: bool,
+    timeout_s: float,
+    say: Progress,
+) -> Snapshot:
+    tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
+    if tf_future is not None:
+        say("TensorFlow: importing in a child process")
+    nvml_future = pool.submit(probes.nvml)
+    say("reading the interpreter's packages")
+    facts = probes.interpreter()
+    libraries_future = pool.submit(probes.libraries, facts)
+    frameworks_future = (
+        pool.submit(probes.frameworks, facts, timeout_s) if include_tensorflow else None
+    )
+    system = probes.system(facts)
+    packages = classify(facts)
+    node = probes.node()
+    target = probes.target(facts)
+    nvml = nvml_future.result()
+    say("NVIDIA driver: queried")
+    libraries = libraries_future.result()
+    say("CUDA libraries: searched")
+    if tf_future is not None:
+        tensorflow = tf_future.result()
+        say("TensorFlow: done")
+    else:
+        installed = None if packages.error else bool(packages.tensorflow)
+        tensorflow = TensorflowInfo(probed=False, installed=installed)
+    if frameworks_future is not None:
+        frameworks = frameworks_future.result()
+    else:
+        frameworks = FrameworksInfo(probed=False, reason="skipped with --no-tf")
+    return Snapshot(
+        schema_version=SCHEMA_VERSION,
+        created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        gpucheck_version=__version__,
+        node=node,
+        system=system,
+        target=target,
+        packages=packages,
+        nvml=nvml,
+        libraries=libraries,
+        tensorflow=tensorflow,
+        frameworks=frameworks,
+    )
+
+
+def collect_snapshot(
+    probes: Probes,
+    *,
+    include_tensorflow: bool = True,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    progress: Progress | None = None,
+) -> Snapshot:
+    """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot."""
+    say = progress or (lambda _message: None)
+    allow_children()
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gpucheck-probe") as pool:
+        try:
+            return _collect(probes, pool, include_tensorflow, timeout_s, say)
+        except BaseException:
+            # Ctrl-C lands in this thread; the children of the other probes must die too, or the
+            # pool would wait for them.
+            kill_all_children()
+            raise

@@ -1,0 +1,95 @@
+"""Sort the target interpreter's distributions into what matters for TensorFlow on GPUs."""
+
+from __future__ import annotations
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from tf_gpucheck.probes.interpreter import InterpreterFacts
+from tf_gpucheck.snapshot import Distribution, PackagesInfo
+
+TENSORFLOW_DISTRIBUTIONS: frozenset[str] = frozenset(
+    {
+        "tensorflow",
+        "tensorflow-cpu",
+        "tensorflow-gpu",
+        "tensorflow-intel",
+        "tensorflow-macos",
+        "tensorflow-metal",
+        "tensorflow-aarch64",
+        "tensorflow-cpu-aws",
+        "tensorflow-rocm",
+        "tensorflow-directml",
+        "tensorflow-directml-plugin",
+        "intel-tensorflow",
+        "intel-tensorflow-avx512",
+        "nvidia-tensorflow",
+        "tf-nightly",
+        "tf-nightly-cpu",
+        "tf-nightly-gpu",
+        "tf-nightly-intel",
+        "tf-nightly-macos",
+    }
+)
+"""Distributions that provide (or plug into) the ``tensorflow`` module. ``nvidia-tensorflow`` is
+NVIDIA's TensorFlow 1.15 build (pypi.org/project/nvidia-tensorflow), not a CUDA wheel."""
+
+
+NVIDIA_BINDINGS: frozenset[str] = frozenset({"nvidia-ml-py", "nvidia-ml-py3", "nvidia-pyindex"})
+"""nvidia-* distributions that are Python bindings or helpers, not CUDA libraries."""
+
+
+OTHER_FRAMEWORKS: frozenset[str] = frozenset({"torch", "jax", "jaxlib", "cupy"})
+"""GPU frameworks besides TensorFlow; ``jax-cuda*`` plugins and ``cupy-*`` wheels count too."""
+
+
+def is_other_framework(name: str) -> bool:
+    return name in OTHER_FRAMEWORKS or name.startswith(("jax-cuda", "cupy-"))
+
+
+def classify(facts: InterpreterFacts) -> PackagesInfo:
+    tensorflow = []
+    nvidia = []
+    others = []
+    keras = tf_keras = None
+    and_cuda: tuple[str, ...] = ()
+    for dist in facts.distributions:
+        if dist.name in TENSORFLOW_DISTRIBUTIONS:
+            tensorflow.append(Distribution(dist.name, dist.version))
+            extra = _and_cuda(dist.requires or ())
+            if extra and not and_cuda:
+                and_cuda = extra
+        elif dist.name.startswith("nvidia-") and dist.name not in NVIDIA_BINDINGS:
+            # NVIDIA's own nvidia-tensorflow is a TensorFlow distribution (caught above), the
+            # other nvidia-* wheels are CUDA libraries
+            nvidia.append(Distribution(dist.name, dist.version))
+        elif dist.name == "keras":
+            keras = dist.version
+        elif dist.name == "tf-keras":
+            tf_keras = dist.version
+        elif is_other_framework(dist.name):
+            others.append(Distribution(dist.name, dist.version))
+    return PackagesInfo(
+        tensorflow=tuple(tensorflow),
+        keras=keras,
+        tf_keras=tf_keras,
+        nvidia=tuple(nvidia),
+        and_cuda_requirements=and_cuda,
+        error=facts.error,
+        other_frameworks=tuple(others),
+    )
+
+
+def _and_cuda(requires: tuple[str, ...]) -> tuple[str, ...]:
+    """The requirements of the ``and-cuda`` extra, written without their marker."""
+    found = []
+    for line in requires:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        marker = requirement.marker
+        if marker is None or "and-cuda" not in str(marker):
+            continue
+        requirement.marker = None
+        found.append(str(requirement))
+    return tuple(found)

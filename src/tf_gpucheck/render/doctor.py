@@ -1,0 +1,183 @@
+"""`gpucheck doctor`: the report for people (Rich), for machines (JSON) and for issues (Markdown)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tf_gpucheck._codec import to_data
+from tf_gpucheck.checks import Report, Status
+from tf_gpucheck.render.format import text
+from tf_gpucheck.snapshot import NodeInfo
+
+MARKS = {
+    Status.OK: ("ok", "ok"),
+    Status.WARN: ("warn", "warn"),
+    Status.FAIL: ("FAIL", "fail"),
+    Status.SKIP: ("skip", "skip"),
+    Status.INFO: ("info", "info"),
+}
+REPORT_SCHEMA_VERSION = 1
+
+
+def render_report(
+    report: Report, *, verbose: bool = False, header: RenderableType | None = None
+) -> RenderableType:
+    """The verdict first (CI logs show the first line), then ``header`` (which environment),
+    then one row per check."""
+    parts: list[RenderableType] = [render_verdict(report)]
+    if header is not None:
+        parts.append(header)
+    parts += [Text(f"note: {note}", style="muted") for note in report.notes]
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True, style="muted")
+    table.add_column(overflow="fold")
+    for finding in report.findings:
+        label, style = MARKS[finding.status]
+        table.add_row(Text(f"[{label:>4}]", style=style), finding.check, text(finding.summary))
+        if verbose:
+            if finding.cause:
+                table.add_row("", "", Text(f"cause: {finding.cause}", style="muted"))
+            for line in finding.details.splitlines():
+                table.add_row("", "", Text(line, style="muted"))
+            if finding.fix and finding.status not in (Status.OK, Status.SKIP):
+                table.add_row("", "", Text(f"fix: {finding.fix}"))
+    parts += [Text(""), table]
+    if not verbose:
+        parts.append(Text("\nevidence for every check: gpucheck doctor --verbose", style="muted"))
+    return Group(*parts)
+
+
+def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableType:
+    """The verdict, the first cause and its fix, then the other causes (``quiet``: the words
+    when there is nothing to fix)."""
+    verdict = report.verdict
+    first = report.first_fix
+    label, style = MARKS[verdict]
+    head = Text()
+    head.append(f"{label.upper()}", style=style)
+    if first is None:
+        if quiet is None:
+            quiet = (
+                "every check passed: TensorFlow can use the GPU"
+                if report.gpu_usable
+                else "no problem found"
+            )
+        head.append(f"  {quiet}")
+        return head
+    head.append(f"  {first.summary}")
+    lines: list[RenderableType] = [head]
+    if first.cause:
+        lines.append(Text(f"cause: {first.cause} (check {first.check})", style="muted"))
+    if first.fix:
+        fix = Text("first fix: ", style="heading")
+        fix.append(first.fix)
+        lines.append(fix)
+    others = [
+        c
+        for c in report.causes
+        if c.status in (Status.FAIL, Status.WARN) and c.code != first.cause and not c.explained_by
+    ]
+    if others:
+        lines.append(Text("then:", style="muted"))
+        for cause in others[:5]:
+            lines.append(
+                Text(f"  [{cause.status.value}] {cause.summary} ({cause.code})", style="muted")
+            )
+        if len(others) > 5:
+            lines.append(
+                Text(f"  and {len(others) - 5} more: gpucheck doctor --verbose", style="muted")
+            )
+    return Group(*lines)
+
+
+def report_to_data(
+    report: Report, *, snapshot_meta: dict[str, Any], node: NodeInfo | None = None
+) -> dict[str, Any]:
+    """The JSON report; ``node`` (which machine, as the snapshot names it) lets ``gpucheck fleet``
+    read a set of reports."""
+    first = report.first_fix
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        **snapshot_meta,
+        "node": to_data(node) if node is not None else None,
+        "notes": list(report.notes),
+        "verdict": report.verdict.value,
+        "exit_code": report.exit_code,
+        "gpu_usable": report.gpu_usable,
+        "first_fix": first.to_dict() if first else None,
+        "findings": [f.to_dict() for f in report.findings],
+        "causes": [c.to_dict() for c in report.causes],
+    }
+
+
+def report_to_markdown(report: Report, *, title: str, subtitle: str | None = None) -> str:
+    """A report to paste into a GitHub issue: verdict, a table of checks, details folded."""
+    first = report.first_fix
+    lines = [f"### {title}", ""]
+    if subtitle:
+        lines += [f"_{subtitle}_", ""]
+    lines.append(f"**Verdict: {report.verdict.value.upper()}**")
+    lines += [f"- note: {note}" for note in report.notes]
+    if first:
+        lines.append(f"- first problem: {first.summary} (`{first.cause}`)")
+        if first.fix:
+            lines.append(f"- fix: `{first.fix}`")
+    lines += ["", "| status | check | summary |", "| --- | --- | --- |"]
+    for finding in report.findings:
+        summary = finding.summary.replace("|", "\\|")
+        lines.append(f"| {finding.status.value} | `{finding.check}` | {summary} |")
+    detailed = [f for f in report.findings if f.details]
+    if detailed:
+        lines += ["", "<details><summary>Evidence</summary>", ""]
+        for finding in detailed:
+            lines += [f"**{finding.check}**", "", "```", finding.details, "```", ""]
+        lines.append("</details>")
+    return "\n".join(lines) + "\n"
+
+
+def report_to_junit(report: Report, *, suite: str = "gpucheck doctor") -> str:
+    """JUnit XML: one testcase per check; failures carry the summary and fix, warnings are system-out."""
+    from xml.sax.saxutils import escape, quoteattr
+
+    failures = sum(1 for f in report.findings if f.status is Status.FAIL)
+    skipped = sum(1 for f in report.findings if f.status is Status.SKIP)
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<testsuite name={quoteattr(suite)} tests="{len(report.findings)}" failures="{failures}" '
+        f'errors="0" skipped="{skipped}">',
+    ]
+    for finding in report.findings:
+        lines.append(f'  <testcase classname="tf_gpucheck.checks" name={quoteattr(finding.check)}>')
+        message = finding.summary + (f" (fix: {finding.fix})" if finding.fix else "")
+        if finding.status is Status.FAIL:
+            lines.append(
+                f"    <failure message={quoteattr(message)} type={quoteattr(finding.cause or 'fail')}>"
+                f"{escape(finding.details)}</failure>"
+            )
+        elif finding.status is Status.SKIP:
+            lines.append(f"    <skipped message={quoteattr(finding.summary)}/>")
+        elif finding.status is Status.WARN:
+            lines.append(f"    <system-out>{escape('warning: ' + message)}</system-out>")
+        lines.append("  </testcase>")
+    lines.append("</testsuite>")
+    return "\n".join(lines) + "\n"
+
+
+def report_to_annotations(report: Report) -> str:
+    """GitHub Actions workflow commands (::error / ::warning) for failures and warnings."""
+
+    def clean(text: str) -> str:  # workflow-command escaping
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    out = []
+    for finding in report.findings:
+        kind = {Status.FAIL: "error", Status.WARN: "warning"}.get(finding.status)
+        if kind:
+            message = finding.summary + (f" Fix: {finding.fix}" if finding.fix else "")
+            out.append(f"::{kind} title=gpucheck {finding.check}::{clean(message)}")
+    return "".join(line + "\n" for line in out)

@@ -1,0 +1,150 @@
+"""`gpucheck explain`: the explained text for people (Rich), machines (JSON) and issues (Markdown)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tf_gpucheck.checks.textfacts import StatedFacts
+from tf_gpucheck.explain import ExplainedLine, Explanation
+from tf_gpucheck.render.doctor import REPORT_SCHEMA_VERSION, render_verdict, report_to_markdown
+from tf_gpucheck.render.format import text
+
+_STYLE = {
+    "actionable": "fail",
+    "expected without a GPU": "muted",
+    "harmless": "muted",
+    "good": "ok",
+    "context": "info",
+}
+
+
+def stated_words(stated: StatedFacts) -> str:
+    parts = []
+    if stated.tf_version:
+        parts.append(f"TensorFlow {stated.tf_version}")
+    if stated.python_version:
+        parts.append(f"Python {stated.python_version}")
+    if stated.os:
+        parts.append(stated.os + (" (WSL2)" if stated.is_wsl else ""))
+    elif stated.is_wsl:
+        parts.append("WSL2")
+    if stated.driver_version:
+        cuda = f", CUDA {stated.cuda_driver_version}" if stated.cuda_driver_version else ""
+        parts.append(f"driver {stated.driver_version}{cuda}")
+    if stated.cuda_build_version:
+        parts.append(f"built with CUDA {stated.cuda_build_version}")
+    for name, capability in stated.gpus:
+        parts.append(f"GPU {name}" + (f" ({capability})" if capability else ""))
+    if stated.cuda_visible_devices is not None:
+        parts.append(f"CUDA_VISIBLE_DEVICES={stated.cuda_visible_devices!r}")
+    return ", ".join(parts)
+
+
+def _counts(lines: tuple[ExplainedLine, ...], read: int) -> str:
+    kinds = Counter(line.kind for line in lines)
+    shown = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
+    return f"{read} lines read, {len(lines)} recognised" + (f": {shown}" if shown else "")
+
+
+def render_explanation(result: Explanation, *, verbose: bool = False) -> RenderableType:
+    report = result.report
+    parts: list[RenderableType] = []
+    if result.read == 0:
+        return Text("nothing to explain: the text is empty", style="muted")
+    parts.append(render_verdict(report, quiet="nothing actionable in the text"))
+    parts.append(Text(_counts(result.lines, result.read), style="muted"))
+    said = stated_words(result.stated)
+    if said:
+        parts.append(Text(f"the text states: {said}", style="muted"))
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    # each distinct line once, with how often it came (a job log repeats itself)
+    counts: Counter[tuple[str, str]] = Counter((line.rule, line.text) for line in result.lines)
+    shown: set[tuple[str, str]] = set()
+    quiet: Counter[tuple[str, str]] = Counter()
+    for line in result.lines:
+        key = (line.rule, line.text)
+        if line.kind == "actionable" or verbose:
+            if key in shown:
+                continue
+            shown.add(key)
+            times = f"  (x{counts[key]})" if counts[key] > 1 else ""
+            table.add_row(
+                Text(f"[{line.kind}]", style=_STYLE.get(line.kind, "")), text(line.text + times)
+            )
+            cause = f" ({line.cause})" if line.cause else ""
+            table.add_row("", Text(f"-> {line.explanation}{cause}", style="muted"))
+        else:
+            quiet[(line.kind, line.explanation)] += 1
+    if shown:
+        parts += [Text(""), table]
+    if quiet:
+        parts.append(Text(""))
+        for (kind, explanation), count in quiet.most_common():
+            parts.append(Text(f"[{kind}] x{count}: {explanation}", style="muted"))
+    return Group(*parts)
+
+
+def explanation_to_data(result: Explanation) -> dict[str, Any]:
+    report = result.report
+    first = report.first_fix
+    stated = result.stated
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "verdict": report.verdict.value,
+        "exit_code": report.exit_code,
+        "first_fix": first.to_dict() if first else None,
+        "findings": [f.to_dict() for f in report.findings],
+        "causes": [c.to_dict() for c in report.causes],
+        "stated": {
+            "tf_version": stated.tf_version,
+            "python_version": stated.python_version,
+            "os": stated.os,
+            "is_wsl": stated.is_wsl,
+            "driver_version": stated.driver_version,
+            "cuda_driver_version": stated.cuda_driver_version,
+            "cuda_build_version": stated.cuda_build_version,
+            "cudnn_build_version": stated.cudnn_build_version,
+            "gpus": [{"name": name, "compute_capability": cc} for name, cc in stated.gpus],
+            "cuda_visible_devices": stated.cuda_visible_devices,
+        },
+        "lines_read": result.read,
+        "lines": [line.to_dict() for line in result.lines],
+    }
+
+
+def explanation_to_json(result: Explanation) -> str:
+    """The JSON document, indented, with one compact line per explained line: readable, and fast
+    for a long job's log (json's indenting encoder is pure Python)."""
+    import json
+
+    data = explanation_to_data(result)
+    lines = data.pop("lines")
+    head = json.dumps(data, indent=2)
+    if not lines:
+        return head[:-2] + ',\n  "lines": []\n}\n'
+    body = ",\n".join("    " + json.dumps(line) for line in lines)
+    return head[:-2] + ',\n  "lines": [\n' + body + "\n  ]\n}\n"
+
+
+def explanation_to_markdown(result: Explanation) -> str:
+    said = stated_words(result.stated)
+    out = report_to_markdown(
+        result.report,
+        title="gpucheck explain",
+        subtitle=_counts(result.lines, result.read)
+        + (f"; the text states: {said}" if said else ""),
+    )
+    actionable = [line for line in result.lines if line.kind == "actionable"]
+    if actionable:
+        out += "\n| line | meaning | cause |\n| --- | --- | --- |\n"
+        for line in actionable:
+            cell = line.text.replace("|", "\\|").replace("`", "'")
+            out += f"| `{cell}` | {line.explanation} | `{line.cause}` |\n"
+    return out
