@@ -178,13 +178,13 @@ def test_doctor_log_adds_the_program_own_evidence(run_cli: Any, tmp_path: Path) 
 
 
 def test_every_cause_a_log_can_show_has_a_layer_and_a_fix() -> None:
-    from tf_gpucheck.checks.logscan import RULES
+    from tf_gpucheck.checks.logrules import load
     from tf_gpucheck.checks.remedies import REMEDIES
 
     for symptom, causes in EXPLAINS.items():
         assert symptom not in DEPTH, symptom
         assert causes <= set(DEPTH) | SYMPTOMS, symptom
-    for rule in RULES:
+    for rule in load():
         if rule.cause is None:
             continue
         assert rule.cause in DEPTH or rule.cause in SYMPTOMS, rule.id
@@ -192,11 +192,10 @@ def test_every_cause_a_log_can_show_has_a_layer_and_a_fix() -> None:
 
 
 def _example(rule: str) -> str:
-    """A real line of this rule, from tests/data/logs/examples.yaml (each with its origin)."""
-    import yaml
+    """A real line of this rule, from its examples in knowledge/rules/ (each with its origin)."""
+    from tf_gpucheck.checks.logrules import load
 
-    examples = yaml.safe_load((DATA / "logs" / "examples.yaml").read_text(encoding="utf-8"))
-    return next(str(item["line"]) for item in examples if item["rule"] == rule)
+    return next(r.examples[0].line for r in load() if r.id == rule)
 
 
 def test_a_snapshot_without_nvml_still_reads_the_gpu_from_the_log() -> None:

@@ -243,7 +243,7 @@ def test_readme_documents_every_cause() -> None:
     import re
     from pathlib import Path
 
-    from tf_gpucheck.checks import logscan
+    from tf_gpucheck.checks import logrules
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))
@@ -251,7 +251,7 @@ def test_readme_documents_every_cause() -> None:
         Path(__file__).resolve().parents[1] / "src/tf_gpucheck/checks/registry.py"
     ).read_text()
     used = set(re.findall(r'(?:fail|warn)\(\s*"[a-z_]+",\s*"([a-z_]+)"', source))
-    used |= {rule.cause for rule in logscan.RULES if rule.cause}
+    used |= {rule.cause for rule in logrules.load() if rule.cause}
     used |= DOCUMENTED_CAUSES | {"check_crashed", "log_actionable"}
     assert used <= documented, sorted(used - documented)
 

@@ -1,8 +1,8 @@
 """The log scanner: every rule on real lines, real recordings, and the meaning of the tricky ones.
 
-Example lines live in tests/data/logs/examples.yaml (each with its origin: a run on this
-project's machine, a public issue, or the source that prints it); whole recordings from the
-project's machine live in tests/data/logs/real/ (see its README.md).
+Example lines live with their rules in src/tf_gpucheck/knowledge/rules/ (each with its origin: a
+run on this project's machine, a public issue, or the source that prints it); whole recordings
+from the project's machine live in tests/data/logs/real/ (see its README.md).
 """
 
 from __future__ import annotations
@@ -13,15 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.conftest import DATA, scenario
 from tf_gpucheck.checks import logrules, logscan
 
 LOGS = DATA / "logs"
 REAL = LOGS / "real"
-EXAMPLES: list[dict[str, Any]] = yaml.safe_load((LOGS / "examples.yaml").read_text())
-RULES = {rule.id: rule for rule in logscan.RULES}
+EXAMPLES: list[dict[str, Any]] = [
+    {"rule": rule.id, "line": example.line, "origin": example.origin}
+    for rule in logrules.load()
+    for example in rule.examples
+]
+RULES = {rule.id: rule for rule in logrules.load()}
 README_CAUSES = set(
     re.findall(
         r"^\| `([a-z_]+)` \|",
@@ -36,15 +39,15 @@ def _real(name: str) -> list[str]:
 
 
 def _brute_force(message: str) -> logrules.Rule | None:
-    return next((r for r in logscan.RULES if r.pattern.search(message)), None)
+    return next((r for r in logrules.load() if r.pattern.search(message)), None)
 
 
 # --- the rule table ---------------------------------------------------------------------------
 
 
 def test_rule_ids_are_unique_and_every_rule_is_complete() -> None:
-    assert len(RULES) == len(logscan.RULES)
-    for rule in logscan.RULES:
+    assert len(RULES) == len(logrules.load())
+    for rule in logrules.load():
         assert rule.source.strip(), rule.id
         assert rule.explanation.strip(), rule.id
         assert rule.keys, rule.id
@@ -250,10 +253,10 @@ def test_libcuda_is_the_driver_wherever_it_appears() -> None:
         line = _rule_of(rule_id)
         assert line.cause == "no_nvidia_driver", rule_id
         assert "driver" in line.rule.explanation if line.rule else False
-    assert logscan.RULES.index(RULES["dlopen_libcuda"]) < logscan.RULES.index(
+    assert logrules.load().index(RULES["dlopen_libcuda"]) < logrules.load().index(
         RULES["dlopen_failed"]
     )
-    assert logscan.RULES.index(RULES["importerror_libcuda"]) < logscan.RULES.index(
+    assert logrules.load().index(RULES["importerror_libcuda"]) < logrules.load().index(
         RULES["importerror_cuda_lib"]
     )
 

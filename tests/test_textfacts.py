@@ -204,15 +204,14 @@ def test_contradictions_give_no_fact() -> None:
 
 def test_skipping_plain_lines_changes_no_answer() -> None:
     # every real text in the repository: recordings, and the examples of every log rule
-    import yaml
+    from tf_gpucheck.checks.logrules import load
 
     texts = [
         path.read_text(encoding="utf-8", errors="replace")
         for path in sorted(REAL.iterdir())
         if path.is_file()
     ]
-    examples = yaml.safe_load((DATA / "logs" / "examples.yaml").read_text(encoding="utf-8"))
-    texts.append("\n".join(str(item["line"]) for item in examples))
+    texts.append("\n".join(example.line for rule in load() for example in rule.examples))
     assert len(texts) > 10
     for text in texts:
         lines = normalise(text)

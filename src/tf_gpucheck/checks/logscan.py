@@ -1,7 +1,7 @@
 """TensorFlow's log, line by line: actionable, harmless noise, good news, or context.
 
 The rules (what each line means, which cause it is evidence for, where its wording comes from)
-live in :mod:`tf_gpucheck.checks.logrules`; this module splits a line into its logging prefix and
+live in ``tf_gpucheck/knowledge/rules/`` (read by :mod:`tf_gpucheck.checks.logrules`); this module splits a line into its logging prefix and
 message, and finds the first rule that matches the message. Four prefixes are understood:
 
 - the classic TensorFlow logger: ``2024-01-01 10:00:00.123456: W tensorflow/...cc:42] msg``;
@@ -16,15 +16,17 @@ Text pasted from a web page, an issue or a terminal goes through :func:`normalis
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tf_gpucheck.checks.logrules import RULES, Kind, Rule
+from tf_gpucheck.checks import logrules
+from tf_gpucheck.checks.logrules import Kind, Rule
 from tf_gpucheck.checks.textlines import normalise
 
-__all__ = ["RULES", "Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
+__all__ = ["Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 
 # The classic prefix (groups 1-2) or abseil's (groups 3-4), one match for both.
 _PREFIX = re.compile(
@@ -89,30 +91,31 @@ def parse(line: str) -> tuple[str | None, str]:
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-def _key_index(rules: tuple[Rule, ...]) -> dict[str, tuple[int, ...]]:
+@functools.cache
+def _index() -> tuple[tuple[Rule, ...], dict[str, tuple[int, ...]], frozenset[str]]:
+    """The rules (read on first use), which rules own each key word, and the set of key words."""
+    rules = logrules.load()
     owners: dict[str, list[int]] = {}
     for index, rule in enumerate(rules):
         for key in rule.keys:
             owners.setdefault(key, []).append(index)
-    return {key: tuple(ids) for key, ids in owners.items()}
-
-
-_KEYS = _key_index(RULES)
-_KEY_SET = frozenset(_KEYS)
+    keys = {key: tuple(ids) for key, ids in owners.items()}
+    return rules, keys, frozenset(keys)
 
 
 @lru_cache(maxsize=16384)
 def _match(message: str) -> tuple[int, str | None] | None:
-    found = _KEY_SET.intersection(_WORD.findall(message))
+    rules, keys, key_set = _index()
+    found = key_set.intersection(_WORD.findall(message))
     if not found:
         return None
     if len(found) == 1:
         (key,) = found
-        candidates: Iterable[int] = _KEYS[key]
+        candidates: Iterable[int] = keys[key]
     else:
-        candidates = sorted({i for key in found for i in _KEYS[key]})
+        candidates = sorted({i for key in found for i in keys[key]})
     for index in candidates:
-        hit = RULES[index].pattern.search(message)
+        hit = rules[index].pattern.search(message)
         if hit:
             return index, hit.groupdict().get("lib")
     return None
@@ -121,7 +124,7 @@ def _match(message: str) -> tuple[int, str | None] | None:
 def find_rule(message: str) -> Rule | None:
     """The first rule whose pattern matches this message (a line without its prefix)."""
     hit = _match(message)
-    return RULES[hit[0]] if hit else None
+    return _index()[0][hit[0]] if hit else None
 
 
 def classify(lines: Iterable[str]) -> list[LogLine]:
@@ -130,13 +133,14 @@ def classify(lines: Iterable[str]) -> list[LogLine]:
     Lines are taken as they are: pass pasted text through :func:`normalise` first.
     """
     out = []
+    rules = _index()[0]
     for line in lines:
         severity, location, message = _split(line)
         hit = _match(message)
         if hit is None:
             out.append(LogLine(line, severity, message, None, location))
         else:
-            out.append(LogLine(line, severity, message, RULES[hit[0]], location, hit[1]))
+            out.append(LogLine(line, severity, message, rules[hit[0]], location, hit[1]))
     return out
 
 

@@ -1,0 +1,51 @@
+"""gpucheck's knowledge, shipped as cited data beside the code that interprets it.
+
+- ``rules/<family>.yaml``: the log rules (pattern -> meaning, kind, cause), each with its
+  source and its real examples (see ``README.md`` in this folder);
+- ``causes.yaml``: every cause code documented: what it means, how to confirm it by hand, the
+  fix per platform, the sources;
+- ``facts.yaml``: the patterns that read facts people state in prose (versions, packages, OS);
+- ``reports/<family>.yaml``: real, solved public reports (the similar-reports knowledge base).
+
+Files are read once, when first needed (never by ``gpucheck --help`` or ``detect``), with
+libyaml where present.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+from tf_gpucheck.errors import ExitCode, GpucheckError
+
+
+def read(*parts: str) -> Any:
+    """One YAML file of this package's knowledge, parsed (cached by path)."""
+    return _read("/".join(parts))
+
+
+@functools.cache
+def _read(path: str) -> Any:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
+    node = resources.files(__name__).joinpath(path)
+    try:
+        return yaml.load(node.read_text(encoding="utf-8"), Loader=loader)
+    except (OSError, yaml.YAMLError) as exc:  # a broken install, never a user's input
+        raise GpucheckError(
+            f"gpucheck's own knowledge file {path} cannot be read: {exc}",
+            reference="knowledge-unreadable",
+            hint="reinstall gpucheck",
+            exit_code=ExitCode.USAGE,
+        ) from exc
+
+
+def names(folder: str) -> list[str]:
+    """The YAML files of a knowledge folder (``rules``, ``reports``), by name."""
+    return sorted(
+        entry.name.removesuffix(".yaml")
+        for entry in resources.files(__name__).joinpath(folder).iterdir()
+        if entry.name.endswith(".yaml")
+    )
