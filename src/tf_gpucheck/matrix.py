@@ -52,6 +52,9 @@ class TfRelease:
     """Pins of the ``and-cuda`` extra (TF >= 2.14), None where the release has none."""
     source: tuple[str, ...]
     notes: str | None = None
+    requires: tuple[str, ...] = ()
+    """Requirements the Linux wheel declares (Requires-Dist, verbatim) for the packages gpucheck
+    judges (numpy, protobuf, keras, ml-dtypes, h5py, typing-extensions); scripts/record_requires.py."""
 
     @functools.cached_property  # asked for by every check of every node of a fleet
     def minor(self) -> tuple[int, int]:
