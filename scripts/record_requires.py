@@ -17,8 +17,41 @@ import sys
 import tempfile
 from pathlib import Path
 
-KEEP = {"numpy", "protobuf", "keras", "ml-dtypes", "ml_dtypes", "tf-keras", "typing-extensions", "typing_extensions", "h5py"}
-PYTHON_FOR = {"2.0": "37", "2.1": "37", "2.2": "38", "2.3": "38", "2.4": "38", "2.5": "39", "2.6": "39", "2.7": "39", "2.8": "310", "2.9": "310", "2.10": "310", "2.11": "310", "2.12": "311", "2.13": "311", "2.14": "311", "2.15": "311", "2.16": "312", "2.17": "312", "2.18": "312", "2.19": "312", "2.20": "313", "2.21": "313"}
+KEEP = {
+    "numpy",
+    "protobuf",
+    "keras",
+    "ml-dtypes",
+    "ml_dtypes",
+    "tf-keras",
+    "typing-extensions",
+    "typing_extensions",
+    "h5py",
+}
+PYTHON_FOR = {
+    "2.0": "37",
+    "2.1": "37",
+    "2.2": "38",
+    "2.3": "38",
+    "2.4": "38",
+    "2.5": "39",
+    "2.6": "39",
+    "2.7": "39",
+    "2.8": "310",
+    "2.9": "310",
+    "2.10": "310",
+    "2.11": "310",
+    "2.12": "311",
+    "2.13": "311",
+    "2.14": "311",
+    "2.15": "311",
+    "2.16": "312",
+    "2.17": "312",
+    "2.18": "312",
+    "2.19": "312",
+    "2.20": "313",
+    "2.21": "313",
+}
 
 
 def requires(version: str) -> list[str]:
@@ -27,16 +60,46 @@ def requires(version: str) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--no-deps", "--ignore-installed",
-             "--only-binary", ":all:", "--platform", "manylinux_2_27_x86_64", "--platform", "manylinux2014_x86_64",
-             "--platform", "manylinux2010_x86_64", "--python-version", py,
-             "--report", str(report), f"tensorflow=={version}"],
-            check=True, capture_output=True,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--dry-run",
+                "--no-deps",
+                "--ignore-installed",
+                "--only-binary",
+                ":all:",
+                "--platform",
+                "manylinux_2_27_x86_64",
+                "--platform",
+                "manylinux2014_x86_64",
+                "--platform",
+                "manylinux2010_x86_64",
+                "--python-version",
+                py,
+                "--report",
+                str(report),
+                f"tensorflow=={version}",
+            ],
+            check=True,
+            capture_output=True,
         )
         metadata = json.loads(report.read_text())["install"][0]["metadata"]
     out = []
     for line in metadata.get("requires_dist", []):
-        name = line.split(";")[0].split("(")[0].split("<")[0].split(">")[0].split("=")[0].split("!")[0].split("~")[0].strip().lower()
+        name = (
+            line.split(";")[0]
+            .split("(")[0]
+            .split("<")[0]
+            .split(">")[0]
+            .split("=")[0]
+            .split("!")[0]
+            .split("~")[0]
+            .strip()
+            .lower()
+        )
         if name in KEEP and "extra ==" not in line:
             out.append(line)
     return out

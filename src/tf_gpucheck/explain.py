@@ -67,7 +67,7 @@ class Explanation:
 
 def explain(text: str, matrix: Matrix) -> Explanation:
     """Explain ``text`` (see the module docstring)."""
-    lines = textlines.normalise(text)
+    lines = logscan.rejoin(textlines.normalise(text))
     classified = logscan.classify(lines)
     stated = textfacts.extract(lines)
     known = diagnosis.Known(

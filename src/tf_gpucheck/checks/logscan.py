@@ -121,6 +121,52 @@ def _match(message: str) -> tuple[int, str | None] | None:
     return None
 
 
+PASTE_LINES = 5000
+"""Texts up to this many lines are read as a paste (an issue, a chat, an e-mail), whose messages
+may be broken across lines; longer ones are a program's own log, taken line by line."""
+
+
+def rejoin(lines: list[str]) -> list[str]:
+    """A pasted text's lines with messages broken across lines put back together.
+
+    A line that no rule recognises is joined with the next when a rule then matches across the
+    junction: directly where a terminal or an editor cut a word in two (``libcud`` + ``nn.so.8``),
+    with a space where a sentence was re-wrapped. The join is kept only for a match that starts
+    in the first line and ends in the second, so two messages are never run together; a line
+    that starts with a logging prefix is never a continuation. Texts longer than
+    :data:`PASTE_LINES` are returned as they are.
+    """
+    if len(lines) > PASTE_LINES:
+        return lines
+    out = list(lines)
+    index = 0
+    while index < len(out) - 1:
+        first = out[index]
+        if len(first) <= 2000 and _match(_split(first)[2]) is None:
+            joined = _joined(first, out[index + 1])
+            if joined is not None:
+                out[index : index + 2] = [joined]
+                continue  # a message cut twice: try the line after too
+        index += 1
+    return out
+
+
+def _joined(first: str, second: str) -> str | None:
+    if not second.strip() or _PREFIX.match(second):
+        return None
+    message = _split(first)[2]
+    rules = _index()[0]
+    for separator, rest in (("", second), (" ", second.lstrip())):
+        merged = message + separator + rest
+        hit = _match(merged)
+        if hit is None:
+            continue
+        found = rules[hit[0]].pattern.search(merged)
+        if found and found.start() < len(message) and found.end() > len(message) + len(separator):
+            return first.rstrip() + separator + rest if separator else first + rest
+    return None
+
+
 def find_rule(message: str) -> Rule | None:
     """The first rule whose pattern matches this message (a line without its prefix)."""
     hit = _match(message)

@@ -87,7 +87,7 @@ _HEADING = re.compile(
 )
 _BARE_VERSION = re.compile(r"^v?(?P<v>\d+\.\d+(?:\.\d+[\w.+-]*)?)\s*$")
 _OS_STATED = re.compile(r"^[\s*#>-]*(?i:os platform and distribution)[^:\n]*:\s*(?P<v>\S.*)$")
-_REPL_VERSION = re.compile(r"^>>> (?:print\()?(?:tf|tensorflow)\.__version__\)?\s*$")
+_REPL_VERSION = re.compile(r"^(?:>>> )?(?:print\()?(?:tf|tensorflow)\.__version__\)?\s*$")
 _QUOTED_VERSION = re.compile(r"^'?(?P<v>\d+\.\d+\.\d+(?:-?rc\d+)?)'?\s*$")
 
 _PY_BANNER = re.compile(r"^Python (?P<v>\d+\.\d+\.\d+)\b")

@@ -8,6 +8,9 @@ What pasting does to a log, and what :func:`normalise` undoes:
 - markdown: ``> `` quotes (nested), code fences, a line wrapped in backticks;
 - prefixes of CI systems and editors: GitHub Actions' ``2024-01-01T10:00:00.1234567Z ``,
   Jenkins' ``[2024-01-01T10:00:00.123Z] ``, ``12 | `` line numbers;
+- console prompts before a command or an answer (Python's own ``>>> `` stays: it tells a
+  REPL's answer from its question): IPython's ``In [3]: `` and ``Out[3]: ``, a shell's ``$ `` / ``(venv) user@host:~/dir$ `` /
+  ``root@0a1b2c:/workspace# ``, Windows' ``C:\\Users\\me>`` and ``PS C:\\> ``;
 - a TensorFlow log line cut in two: by a terminal at its width (joined back without a space,
   as in ``CUDNN_STAT`` + ``US_INTERNAL_ERROR``), or re-wrapped at a space by an editor or e-mail
   (joined with a space when the cut line is no wider than 132 columns and the next line
@@ -77,6 +80,14 @@ _LINE_NUMBER = re.compile(r"^\s*\d{1,6}(?:\s*[|│]\s?|\t)")
 _QUOTE = re.compile(r"^\s{0,3}(?:>(?!>) ?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+.-]*\s*$")
 _BACKTICKED = re.compile(r"^`([^`]+)`$")
+# Console prompts (the command or answer after them is kept). A shell prompt needs a user@host
+# or a conda/venv name before "$", or is a bare "$ "; "# " alone is a Markdown heading, never a
+# prompt, but "root@host:/dir# " is.
+_PROMPT = re.compile(
+    r"^\s*(?:In|Out) ?\[\d*\]: ?"  # IPython, Jupyter
+    r"|^\s*(?:\([\w.-]+\) ?)?(?:\[?[\w.-]+@[\w.-]+[: ][^$#\n]{0,200}?\]?[$#]|\$|%)(?: |$)"  # POSIX shells
+    r"|^\s*(?:\([\w.-]+\) ?)?(?:PS )?[A-Za-z]:\\[^<>|\n]{0,200}?> ?"  # cmd.exe, PowerShell
+)
 
 _LOG_PREFIX = re.compile(
     r"^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: [IWEF] \S+?:\d+\]"
@@ -89,6 +100,7 @@ _STARTS_NEW = re.compile(
     r"|\d{4}-\d{2}-\d{2}[ T]\d|[IWEF]\d{4} |[a-z][\w-]*: )"
 )
 # Terminal widths at which a hard wrap cuts a line (mid-word: joined back without a space).
+_REPL = ("In ", "In[", "Out")
 _TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200})
 # Editors and e-mail wrap at a space before this column; a longer line was not re-wrapped.
 _SOFT_WRAP_MAX = 132
@@ -117,6 +129,12 @@ def _clean(line: str) -> str:
         line = _LINE_NUMBER.sub("", line, count=1)
     if ">" in line[:8]:
         line = _QUOTE.sub("", line, count=1)
+    if (
+        ("$" in line or ">" in line or "#" in line or "%" in line or line.lstrip()[:3] in _REPL)
+        and not line.lstrip().startswith(">>>")
+        and _PROMPT.match(line)
+    ):
+        line = _PROMPT.sub("", line, count=1)
     return line
 
 
