@@ -23,6 +23,8 @@ TOP_LEVEL_KEYS = [
     "libraries",
     "tensorflow",
     "frameworks",
+    "imports",
+    "place",
 ]
 V1 = Path(__file__).resolve().parent / "data" / "snapshots-v1"
 
@@ -136,6 +138,21 @@ def test_a_version_1_snapshot_still_loads_and_says_what_it_lacks() -> None:
     assert snapshot.node.hostname is None
     assert snapshot.frameworks.probed is False
     assert "schema 1" in (snapshot.frameworks.reason or "")
+    assert list(snapshot.to_dict()) == TOP_LEVEL_KEYS
+
+
+def test_a_version_2_snapshot_still_loads_and_says_what_it_lacks() -> None:
+    path = Path(__file__).resolve().parent / "data" / "snapshots-v2"
+    path = path / "real-tf-2.21-and-cuda-py3.11-no-driver.json"
+    raw = json.loads(path.read_text())
+    assert raw["schema_version"] == 2
+    snapshot = load_snapshot(path)
+    assert snapshot.packages.tensorflow[0].version == raw["packages"]["tensorflow"][0]["version"]
+    # the sections schema 3 added say "not recorded"
+    assert snapshot.imports is None
+    assert snapshot.place is None
+    assert snapshot.packages.requirements is None
+    assert snapshot.packages.tensorflow[0].location is None
     assert list(snapshot.to_dict()) == TOP_LEVEL_KEYS
 
 

@@ -16,12 +16,15 @@ from typing import Any
 from tf_gpucheck._codec import DecodeError, from_data, to_data
 from tf_gpucheck.errors import ExitCode, GpucheckError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the snapshot's JSON shape; raised on any incompatible change.
 
 2 added ``node`` (which machine), ``target`` (which Python environment, and why) and
-``frameworks`` (what PyTorch, JAX or CuPy see). Version-1 snapshots still load: their new
-sections say that the facts were not recorded."""
+``frameworks`` (what PyTorch, JAX or CuPy see). 3 added ``imports`` (how the user's own program,
+in their folder with their variables, imports TensorFlow and Keras), ``place`` (container, pod,
+SLURM job, notebook runtime, CI), ``packages.requirements`` (what TensorFlow and Keras declare,
+against what is installed) and each distribution's ``location``. Older snapshots still load:
+their new sections say that the facts were not recorded."""
 
 ENV_VARS: tuple[str, ...] = (
     "CUDA_VISIBLE_DEVICES",
@@ -100,6 +103,82 @@ class TargetInfo:
 
 
 @dataclass(frozen=True)
+class ModuleOrigin:
+    """Where ``import NAME`` resolves: found on the path, never executed."""
+
+    name: str
+    """``tensorflow``, ``keras``, ``numpy``."""
+    origin: str | None
+    """The file or folder the user's own ``python``, run in their folder with their variables,
+    would import; ``None``: not found."""
+    where: str | None
+    """What put it on the path: ``cwd`` (the user's folder), ``pythonpath``, ``user_site``,
+    ``site`` (the environment's own), ``system_site``, ``stdlib``, ``other``."""
+    clean_origin: str | None = None
+    """What the environment alone imports: the user's folder and ``PYTHONPATH`` left out."""
+    clean_where: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportsInfo:
+    """How the user's program imports TensorFlow and Keras: their folder, their variables."""
+
+    cwd: str | None
+    """The folder the user runs from (gpucheck's working directory, or ``--cwd``)."""
+    pythonpath: tuple[str, ...] = ()
+    user_site_enabled: bool | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    """The variables that change what ``import tensorflow`` / ``import keras`` do, as set
+    (``KERAS_BACKEND``, ``TF_USE_LEGACY_KERAS``, ``KERAS_HOME``, ``PYTHONNOUSERSITE``,
+    ``PYTHONPATH``)."""
+    keras_config: str | None = None
+    """The ``keras.json`` Keras reads (``$KERAS_HOME`` or ``~/.keras``), when it exists."""
+    keras_config_backend: str | None = None
+    """The ``backend`` it names."""
+    modules: tuple[ModuleOrigin, ...] = ()
+    error: str | None = None
+    """Why this was not recorded (the target could not be queried), else ``None``."""
+
+
+@dataclass(frozen=True)
+class NvidiaRuntimeInfo:
+    """What the NVIDIA container runtime (or the host) passed into this machine's view."""
+
+    device_nodes: tuple[str, ...] = ()
+    """``/dev/nvidia0``, ``/dev/nvidiactl``, ``/dev/nvidia-uvm``, ``/dev/dxg`` (WSL2), as present."""
+    driver_libraries: tuple[str, ...] = ()
+    """The driver's own libraries found (``libcuda.so.1``, ``libnvidia-ml.so.1``), full paths."""
+    visible_devices: str | None = None
+    """``NVIDIA_VISIBLE_DEVICES`` (``all``, ``0,1``, ``void``, ``none``), as set."""
+    driver_capabilities: str | None = None
+    """``NVIDIA_DRIVER_CAPABILITIES`` (``compute,utility``), as set."""
+    require_cuda: str | None = None
+    """``NVIDIA_REQUIRE_CUDA`` (``cuda>=12.2 brand=tesla,driver>=470``), as set."""
+
+
+@dataclass(frozen=True)
+class PlaceInfo:
+    """Where this runs: a container, a Kubernetes pod, a SLURM job, a notebook runtime, CI."""
+
+    container: str | None = None
+    """``docker``, ``podman``, ``containerd`` (Kubernetes and others), ``cri-o``, ``lxc``,
+    ``apptainer`` (Singularity), or ``None`` when no container marker was found."""
+    markers: tuple[str, ...] = ()
+    """The markers that told, each as read (``/.dockerenv``, ``KUBERNETES_SERVICE_HOST``, ...)."""
+    kubernetes: bool = False
+    slurm_job: str | None = None
+    """``SLURM_JOB_ID`` inside a SLURM job."""
+    slurm_gpus: str | None = None
+    """What the job or step was given (``SLURM_STEP_GPUS``, ``SLURM_JOB_GPUS``,
+    ``SLURM_GPUS_ON_NODE``), ``None`` when it was given none."""
+    notebook: str | None = None
+    """``colab``, ``kaggle``, ``jupyter`` (any other IPython kernel), else ``None``."""
+    ci: str | None = None
+    """``github_actions``, ``gitlab_ci``, ``ci`` (another system setting ``CI``), else ``None``."""
+    nvidia: NvidiaRuntimeInfo | None = None
+
+
+@dataclass(frozen=True)
 class SystemInfo:
     """The machine and the target Python interpreter."""
 
@@ -129,6 +208,23 @@ class Distribution:
 
     name: str
     version: str
+    location: str | None = None
+    """Where it is installed, relative to the target: ``site`` (its own site-packages),
+    ``user_site`` (``pip install --user``), ``system_site`` (the base interpreter's, seen through
+    ``--system-site-packages``), ``pythonpath`` (a ``PYTHONPATH`` entry), ``other``; ``None``
+    when not recorded."""
+
+
+@dataclass(frozen=True)
+class RequirementInfo:
+    """One requirement a distribution declares (Requires-Dist), and what the target has."""
+
+    of: str
+    """The distribution that declares it (``tensorflow``, ``keras``)."""
+    requirement: str
+    """As declared, without its marker (``numpy<2.0.0,>=1.23.5``)."""
+    installed: str | None
+    """The version installed in the target; ``None``: not installed."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +245,10 @@ class PackagesInfo:
     """PyTorch, JAX and CuPy distributions (torch, jax, jaxlib, jax-cuda12-plugin, cupy-cuda12x,
     ...): what the frameworks probe and ``bench --backend`` look for; ``None`` when not recorded
     (snapshots of earlier gpucheck releases)."""
+    requirements: tuple[RequirementInfo, ...] | None = None
+    """The requirements TensorFlow and Keras declare that apply here (markers evaluated for the
+    target's Python and platform, extras left out), each with the version installed; ``None``
+    when not recorded (snapshots before schema 3)."""
 
 
 @dataclass(frozen=True)
@@ -342,6 +442,10 @@ class Snapshot:
     libraries: LibrariesInfo
     tensorflow: TensorflowInfo
     frameworks: FrameworksInfo
+    imports: ImportsInfo | None = None
+    """How the user's own program imports TensorFlow (``None``: not recorded, schema < 3)."""
+    place: PlaceInfo | None = None
+    """Where this runs (``None``: not recorded, schema < 3)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = to_data(self)

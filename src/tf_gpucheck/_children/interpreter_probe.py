@@ -23,8 +23,25 @@ except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
 _LIB_FILE = re.compile(
     r"(^|/)lib[^/]*\.so(\.[0-9.]+)?$|\.dll$|/bin/ptxas(\.exe)?$|libdevice\.10\.bc$"
 )
-# distributions whose requirements gpucheck reads (TensorFlow's and-cuda extra, pins)
-_REQUIRES_OF = ("tensorflow", "tf-nightly", "intel-tensorflow", "nvidia-tensorflow")
+# distributions whose requirements gpucheck reads (TensorFlow's own, its and-cuda extra, Keras's)
+_REQUIRES_OF = (
+    "tensorflow",
+    "tf-nightly",
+    "intel-tensorflow",
+    "nvidia-tensorflow",
+    "keras",
+    "tf-keras",
+)
+# modules whose import gpucheck follows from the user's folder (found, never executed)
+_MODULES = ("tensorflow", "keras", "numpy")
+# variables that change what `import tensorflow` / `import keras` do
+_IMPORT_ENV = (
+    "KERAS_BACKEND",
+    "TF_USE_LEGACY_KERAS",
+    "KERAS_HOME",
+    "PYTHONNOUSERSITE",
+    "PYTHONPATH",
+)
 _DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(-py\d.*)?\.(dist|egg)-info$")
 
 
@@ -105,8 +122,8 @@ def _files(folder, site):
     return paths
 
 
-def _distribution(site, entry):
-    # type: (str, str) -> Optional[Dict[str, Any]]
+def _distribution(site, entry, where):
+    # type: (str, str, str) -> Optional[Dict[str, Any]]
     folder = os.path.join(site, entry)
     match = _DIST_DIR.match(entry)
     is_dir = os.path.isdir(folder)
@@ -124,7 +141,13 @@ def _distribution(site, entry):
     if not name or not version:
         return None
     normalised = _normalise(name)
-    dist = {"name": normalised, "version": version, "requires": None, "libs": None}  # type: Dict[str, Any]
+    dist = {
+        "name": normalised,
+        "version": version,
+        "requires": None,
+        "libs": None,
+        "location": where,
+    }  # type: Dict[str, Any]
     if normalised.startswith(_REQUIRES_OF):
         if entry.endswith(".egg-info") and is_dir:
             requires = _egg_requires(_read(os.path.join(folder, "requires.txt")))
@@ -135,11 +158,12 @@ def _distribution(site, entry):
     return dist
 
 
-def distributions(path):
-    # type: (List[str]) -> List[Dict[str, Any]]
+def distributions(path, places=None):
+    # type: (List[str], Optional[Dict[str, str]]) -> List[Dict[str, Any]]
     """Every distribution on ``path`` (sys.path); the first of a name wins, as at import time."""
     found = []
     seen = set()
+    places = places if places is not None else _places()
     for site in path:
         if not site or not os.path.isdir(site):
             continue
@@ -150,7 +174,7 @@ def distributions(path):
         for entry in entries:
             if not entry.endswith((".dist-info", ".egg-info")):
                 continue
-            dist = _distribution(site, entry)
+            dist = _distribution(site, entry, _where(site, places))
             if dist is None or dist["name"] in seen:
                 continue
             seen.add(dist["name"])
@@ -170,8 +194,128 @@ def _user_site():
     return None
 
 
-def collect():
-    # type: () -> Dict[str, Any]
+def _norm(path):
+    # type: (str) -> str
+    return os.path.normcase(os.path.abspath(path or "."))
+
+
+def _places():
+    # type: () -> Dict[str, str]
+    """Each folder of sys.path by what put it there: the environment's own site-packages, the
+    user site, the base interpreter's (--system-site-packages), a PYTHONPATH entry."""
+    places = {}  # type: Dict[str, str]
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if entry:
+            places[_norm(entry)] = "pythonpath"
+    user = _user_site()
+    if user:
+        places.setdefault(_norm(user), "user_site")
+    base = getattr(sys, "base_prefix", None) or getattr(sys, "real_prefix", None) or sys.prefix
+    for entry in sys.path:
+        key = _norm(entry)
+        if key in places or not entry:
+            continue
+        if key.startswith(_norm(sys.prefix) + os.sep):
+            places[key] = "site" if "-packages" in key else "stdlib"
+        elif base != sys.prefix and key.startswith(_norm(base) + os.sep):
+            places[key] = "system_site" if "-packages" in key else "stdlib"
+    return places
+
+
+def _where(folder, places):
+    # type: (str, Dict[str, str]) -> str
+    return places.get(_norm(folder), "other")
+
+
+def _find(name, path):
+    # type: (str, List[str]) -> Optional[str]
+    """The file or folder ``import name`` would load from ``path``, found without running it."""
+    try:
+        from importlib.machinery import PathFinder
+    except ImportError:  # Python 2.7
+        import imp
+
+        try:
+            handle, pathname, _ = imp.find_module(name, path)
+        except ImportError:
+            return None
+        if handle:
+            handle.close()
+        return pathname
+    try:
+        spec = PathFinder.find_spec(name, path)
+    except Exception:  # a broken path entry or finder: not found from here
+        return None
+    if spec is None:
+        return None
+    if spec.origin and spec.origin != "namespace":
+        return spec.origin
+    locations = list(spec.submodule_search_locations or [])
+    return locations[0] if locations else None
+
+
+def _keras_config():
+    # type: () -> Tuple[Optional[str], Optional[str]]
+    """keras.json (``$KERAS_HOME`` or ``~/.keras``) and the backend it names."""
+    home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+    path = os.path.join(home, "keras.json")
+    text = _read(path)
+    if text is None:
+        return None, None
+    try:
+        backend = json.loads(text).get("backend")
+    except (ValueError, AttributeError):
+        return path, None
+    return path, backend if isinstance(backend, str) else None
+
+
+def imports(cwd):
+    # type: (Optional[str]) -> Dict[str, Any]
+    """How the user's own ``python`` in ``cwd`` imports TensorFlow and Keras, and how the
+    environment alone would (their folder and PYTHONPATH left out)."""
+    places = _places()
+    user_path = list(sys.path)
+    if cwd:
+        places.setdefault(_norm(cwd), "cwd")
+        user_path.insert(0, cwd)  # `python -c`, the REPL, a notebook: their folder first
+    clean = [p for p in sys.path if places.get(_norm(p)) not in ("pythonpath", "cwd")]
+    modules = []
+    for name in _MODULES:
+        origin = _find(name, user_path)
+        clean_origin = _find(name, clean)
+        modules.append(
+            {
+                "name": name,
+                "origin": origin,
+                "where": _origin_place(origin, name, places),
+                "clean_origin": clean_origin,
+                "clean_where": _origin_place(clean_origin, name, places),
+            }
+        )
+    config, backend = _keras_config()
+    return {
+        "cwd": cwd,
+        "pythonpath": [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e],
+        "user_site_enabled": bool(_user_site()),
+        "env": {k: os.environ[k] for k in _IMPORT_ENV if k in os.environ},
+        "keras_config": config,
+        "keras_config_backend": backend,
+        "modules": modules,
+    }
+
+
+def _origin_place(origin, name, places):
+    # type: (Optional[str], str, Dict[str, str]) -> Optional[str]
+    if origin is None:
+        return None
+    folder = os.path.dirname(origin)
+    if os.path.basename(origin) == "__init__.py" or os.path.isdir(origin):
+        folder = os.path.dirname(folder if os.path.basename(origin) == "__init__.py" else origin)
+    return places.get(_norm(folder), "other")
+
+
+def collect(cwd=None):
+    # type: (Optional[str]) -> Dict[str, Any]
     prefix = sys.prefix
     base_prefix = getattr(sys, "base_prefix", None) or getattr(sys, "real_prefix", None) or prefix
     if os.path.isdir(os.path.join(prefix, "conda-meta")):
@@ -187,7 +331,11 @@ def collect():
         "base_prefix": base_prefix,
         "kind": kind,
         "user_site": _user_site(),
+        "sys_platform": sys.platform,
+        "platform_system": platform.system(),
+        "platform_machine": platform.machine(),
         "distributions": distributions(sys.path),
+        "imports": imports(cwd),
     }
 
 
@@ -197,7 +345,7 @@ if __name__ == "__main__":
         for p in sys.path
         if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))
     ]
-    facts = collect()
+    facts = collect(sys.argv[2] if len(sys.argv) > 2 else None)
     if len(sys.argv) > 1:  # a file: whatever a sitecustomize prints on stdout cannot spoil it
         with open(sys.argv[1], "w") as handle:
             json.dump(facts, handle)

@@ -4,7 +4,13 @@
 pip's output, a traceback, a Python banner) and returns only what the text states plainly.
 It is conservative: when two lines state different values for the same fact, the fact is
 ``None`` (no fact rather than a wrong fact); a value stated less precisely elsewhere (``3.10``
-next to ``3.10.13``) is not a contradiction. Each fact remembers the line it came from.
+next to ``3.10.13``) is not a contradiction. What a tool printed (``pip list``, nvidia-smi, an
+issue template's field) outranks what prose says: where printed values exist, they alone
+decide. Each fact remembers the line it came from and the words that stated it.
+
+The structured output is read here; the patterns for template fields, prose and package
+listings are data (``knowledge/facts.yaml``, read by :mod:`tf_gpucheck.checks.factrules`).
+Prose is read only in a paste (up to ``logscan.PASTE_LINES`` lines): a program's long log has none.
 """
 
 from __future__ import annotations
@@ -13,6 +19,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+from tf_gpucheck.checks import factrules
+from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
 
 OS = Literal["Linux", "Windows", "Darwin"]
 
@@ -34,12 +43,38 @@ class StatedFacts:
     """True when the text shows WSL; None when it does not say (never False)."""
     cuda_visible_devices: str | None = None
     """The value the text shows CUDA_VISIBLE_DEVICES set to ("" when set empty)."""
+    cuda_version: str | None = None
+    """The CUDA toolkit or runtime installed (nvcc, a template's CUDA field, prose), not the
+    driver's "CUDA Version" of nvidia-smi."""
+    cudnn_version: str | None = None
+    """The cuDNN installed (or loaded: "Loaded runtime CuDNN library")."""
+    packages: tuple[tuple[str, str], ...] = ()
+    """(normalised distribution name, version) stated for a package (pip list, pip freeze,
+    conda list, prose: "numpy 2.0.1")."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Environment variables the text shows set (KERAS_BACKEND=jax, LD_LIBRARY_PATH=...)."""
+    place: str | None = None
+    """Where it ran, as the text shows: colab, kaggle, kubernetes, slurm, docker, jupyter."""
+    arch: str | None = None
+    """arm64 where the text names Apple silicon."""
     evidence: tuple[tuple[str, int], ...] = field(default=())
     """(fact, index of the line it came from) for every fact above that is set."""
+    spans: tuple[tuple[str, str, str], ...] = field(default=())
+    """(fact, the words that stated it, printed or said) for every fact above that is set."""
 
     def line_of(self, fact: str) -> int | None:
         """Index (into the lines given to :func:`extract`) of the line a fact came from."""
         return next((index for name, index in self.evidence if name == fact), None)
+
+    def package(self, name: str) -> str | None:
+        """The version stated for a distribution (``numpy``, ``keras``, ``tf-keras``)."""
+        return next((version for known, version in self.packages if known == name), None)
+
+    def span_of(self, fact: str) -> str | None:
+        return next((text for name, text, _ in self.spans if name == fact), None)
+
+    def env_value(self, name: str) -> str | None:
+        return next((value for known, value in self.env if known == name), None)
 
 
 _V = r"\d+\.\d+(?:\.\d+)*"
@@ -181,19 +216,32 @@ def _maybe(line: str) -> bool:
 
 
 class _Collector:
-    """Candidate values per fact, with the line each came from."""
+    """Candidate values per fact, with the line each came from, how strongly it was stated and
+    the words that stated it."""
 
     def __init__(self) -> None:
         self.values: dict[str, list[tuple[str, int]]] = {}
+        self.strength: dict[tuple[str, str, int], int] = {}
+        self.words: dict[tuple[str, int], str] = {}
 
-    def add(self, fact: str, value: str, index: int) -> None:
+    def add(
+        self, fact: str, value: str, index: int, strength: int = 2, words: str | None = None
+    ) -> None:
         self.values.setdefault(fact, []).append((value, index))
+        self.strength[(fact, value, index)] = strength
+        if words is not None:
+            self.words.setdefault((fact, index), words)
 
     def agreed(self, fact: str, prefix_ok: bool = False) -> tuple[str, int] | None:
-        """The value every candidate agrees on (the most precise one, where ``prefix_ok``)."""
+        """The value every candidate of the strongest kind agrees on (the most precise one,
+        where ``prefix_ok``)."""
         candidates = self.values.get(fact, [])
         if not candidates:
             return None
+        strongest = max(self.strength.get((fact, v, i), 2) for v, i in candidates)
+        candidates = [
+            (v, i) for v, i in candidates if self.strength.get((fact, v, i), 2) == strongest
+        ]
         best, best_index = candidates[0]
         for value, index in candidates[1:]:
             if value == best:
@@ -205,6 +253,9 @@ class _Collector:
             return None
         return best, best_index
 
+    def how(self, fact: str, value: str, index: int) -> str:
+        return "printed" if self.strength.get((fact, value, index), 2) >= 2 else "said"
+
 
 def _same_version(a: str, b: str) -> bool:
     short, long = sorted((a.split("."), b.split(".")), key=len)
@@ -215,13 +266,18 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     """The facts these lines state (pass pasted text through ``normalise`` first).
 
     ``skip_plain`` skips lines that no pattern can match (tests turn it off to compare)."""
+    from tf_gpucheck.checks.logscan import PASTE_LINES
+
     found = _Collector()
     gpus: dict[int, tuple[str, str | None, int]] = {}
     unindexed: list[tuple[str, str | None, int]] = []
     found_index: int | None = None
     previous = ""
     previous_maybe = False
+    rules = factrules.load() if len(lines) <= PASTE_LINES else None
     for index, line in enumerate(lines):
+        if rules is not None:
+            _stated(found, rules, line, previous, index, unindexed)
         maybe = not skip_plain or _maybe(line)
         if not maybe and not previous_maybe:
             previous = line
@@ -258,6 +314,19 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
 
     facts: dict[str, object] = {}
     evidence: list[tuple[str, int]] = []
+    spans: list[tuple[str, str, str]] = []
+
+    def settle(fact: str, prefix_ok: bool, key: str | None = None) -> str | None:
+        agreed = found.agreed(key or fact, prefix_ok)
+        if not agreed:
+            return None
+        value, line_index = agreed
+        facts[fact] = value
+        evidence.append((fact, line_index))
+        words = found.words.get((key or fact, line_index), lines[line_index].strip())
+        spans.append((fact, words, found.how(key or fact, value, line_index)))
+        return value
+
     for fact, prefix_ok in (
         ("tf_version", False),
         ("python_version", True),
@@ -267,22 +336,40 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         ("cudnn_build_version", True),
         ("os", False),
         ("cuda_visible_devices", False),
+        ("cuda_version", True),
+        ("cudnn_version", True),
+        ("place", False),
+        ("arch", False),
     ):
-        agreed = found.agreed(fact, prefix_ok)
-        if agreed:
-            facts[fact] = agreed[0]
-            evidence.append((fact, agreed[1]))
+        settle(fact, prefix_ok)
     wsl = found.values.get("is_wsl")
     if wsl:
         facts["is_wsl"] = True
         evidence.append(("is_wsl", wsl[0][1]))
+        spans.append(
+            ("is_wsl", found.words.get(("is_wsl", wsl[0][1]), lines[wsl[0][1]].strip()), "said")
+        )
         if "os" not in facts and found.agreed("os_wsl"):
             facts["os"] = "Linux"
             evidence.append(("os", found.values["os_wsl"][0][1]))
+    packages = []
+    for key in sorted(k for k in found.values if k.startswith("package:")):
+        name = key.removeprefix("package:")
+        version = settle(key, True)
+        if version:
+            packages.append((name, version))
+    env = []
+    for key in sorted(k for k in found.values if k.startswith("env:")):
+        value = settle(key, False)
+        if value is not None:
+            env.append((key.removeprefix("env:"), value))
     listed = [gpus[i] for i in sorted(gpus)]
     for gpu in unindexed:
-        if not any(gpu[0] == known for known, _, _ in listed):
+        if not any(_same_gpu(gpu[0], known) for known, _, _ in listed):
             listed.append(gpu)
+    capability = found.agreed("compute_capability")
+    if capability and len(listed) == 1 and listed[0][1] is None:
+        listed[0] = (listed[0][0], capability[0], listed[0][2])
     if listed:
         evidence.append(("gpus", listed[0][2]))
     return StatedFacts(
@@ -296,8 +383,89 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         os=_os(facts.get("os")),
         is_wsl=True if facts.get("is_wsl") else None,
         cuda_visible_devices=_str(facts.get("cuda_visible_devices")),
+        cuda_version=_str(facts.get("cuda_version")),
+        cudnn_version=_str(facts.get("cudnn_version")),
+        packages=tuple(packages),
+        env=tuple(env),
+        place=_str(facts.get("place")),
+        arch=_str(facts.get("arch")),
         evidence=tuple(evidence),
+        spans=tuple(spans),
     )
+
+
+def _same_gpu(a: str, b: str) -> bool:
+    """ "RTX 3090" and "NVIDIA GeForce RTX 3090" name one GPU."""
+    short, long = sorted(
+        (re.sub(r"[\s-]+", "", a.lower()), re.sub(r"[\s-]+", "", b.lower())), key=len
+    )
+    return short in long
+
+
+_FIELD_FACTS = {"keras_version": "package:keras", "numpy_version": "package:numpy"}
+_SAID, _PRINTED = factrules.STRENGTH_RANK["said"], factrules.STRENGTH_RANK["printed"]
+
+
+def _stated(
+    found: _Collector,
+    rules: factrules.FactRules,
+    line: str,
+    previous: str,
+    index: int,
+    gpus: list[tuple[str, str | None, int]],
+) -> None:
+    """The facts of ``knowledge/facts.yaml`` in one line of a paste (fields, prose, listings)."""
+    answer = None
+    field = None
+    heading = rules.field_heading.match(previous) if previous.lstrip().startswith("#") else None
+    if heading and not line.lstrip().startswith("#"):
+        field, answer = factrules.field_of(heading, rules), line
+    else:
+        inline = rules.field_inline.match(line) if ":" in line or "=" in line else None
+        if inline:
+            field, answer = factrules.field_of(inline, rules), inline["answer"]
+    if field is not None and answer is not None:
+        for fact in field.facts:
+            value = factrules.read_answer(fact, answer)
+            if value is None:
+                continue
+            if fact == "gpu":
+                gpus.append((value, None, index))
+            elif fact == "os":
+                found.add("os", value, index, _PRINTED, answer.strip())
+                if factrules.is_wsl(answer):
+                    found.add("is_wsl", "True", index, _PRINTED, answer.strip())
+            else:
+                found.add(_FIELD_FACTS.get(fact, fact), value, index, _PRINTED, answer.strip())
+    low = line.lower()
+    if not rules.key_search.search(low):
+        return
+    for pattern in rules.patterns:
+        if not any(key in low for key in pattern.keys):
+            continue
+        for match in pattern.pattern.finditer(line):
+            value = pattern.value if pattern.value is not None else match["v"]
+            strength = factrules.STRENGTH_RANK[pattern.strength]
+            words = match.group(0).strip()
+            if pattern.fact == "package":
+                name = factrules.package_name(match["name"])
+                found.add(f"package:{name}", value.removesuffix(".x"), index, strength, words)
+                if name in TENSORFLOW_DISTRIBUTIONS:
+                    found.add("tf_version", value, index, strength, words)
+            elif pattern.fact == "env":
+                found.add(f"env:{match['name']}", value.strip("\"'"), index, strength, words)
+            elif pattern.fact in ("keras_version", "numpy_version"):
+                found.add(_FIELD_FACTS[pattern.fact], value, index, strength, words)
+            elif pattern.fact == "gpu":
+                if not line.startswith("|"):  # nvidia-smi's rows are read above (names cut short)
+                    gpus.append((value.strip(), None, index))
+            elif pattern.fact == "wsl":
+                found.add("is_wsl", "True", index, strength, words)
+                found.add("os_wsl", "Linux", index, strength, words)
+            else:
+                found.add(pattern.fact, value, index, strength, words)
+            if pattern.fact not in ("package", "env", "gpu"):
+                break  # one value per line and pattern
 
 
 def _str(value: object) -> str | None:

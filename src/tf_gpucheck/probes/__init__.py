@@ -62,12 +62,17 @@ class LiveProbes:
     """
 
     def __init__(
-        self, target: Target | str | None = None, environ: Mapping[str, str] | None = None
+        self,
+        target: Target | str | None = None,
+        environ: Mapping[str, str] | None = None,
+        cwd: str | None = None,
     ) -> None:
         if isinstance(target, str):
             target = choose_target(target)
         self.target_choice = target or own_target()
         self.environ = dict(os.environ if environ is None else environ)
+        self.cwd = cwd if cwd is not None else os.getcwd()
+        """The folder the user runs their program from: where ``import tensorflow`` is followed."""
 
     @property
     def python(self) -> str:
@@ -77,7 +82,7 @@ class LiveProbes:
         return probe_node(self.environ)
 
     def interpreter(self) -> InterpreterFacts:
-        return probe_interpreter(self.target_choice)
+        return probe_interpreter(self.target_choice, cwd=self.cwd)
 
     def target(self, facts: InterpreterFacts) -> TargetInfo:
         return target_info(self.target_choice, facts)
@@ -158,6 +163,7 @@ def _collect(
         libraries=libraries,
         tensorflow=tensorflow,
         frameworks=frameworks,
+        imports=facts.imports,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from tf_gpucheck._children import script
 from tf_gpucheck._process import describe_exit, run_child
+from tf_gpucheck.snapshot import ImportsInfo, ModuleOrigin
 from tf_gpucheck.target import Target, own_target
 
 
@@ -29,6 +30,8 @@ class RawDistribution:
     """Requires-Dist lines, for TensorFlow distributions only."""
     libs: tuple[str, ...] | None
     """Shared libraries the distribution installed, for nvidia-* wheels only."""
+    location: str | None = None
+    """site, user_site, system_site, pythonpath, other (see ``Distribution.location``)."""
 
 
 @dataclass(frozen=True)
@@ -42,23 +45,33 @@ class InterpreterFacts:
     base_prefix: str | None = None
     kind: str | None = None
     user_site: str | None = None
+    markers: dict[str, str] | None = None
+    """The target's environment markers (python_version, sys_platform, platform_system,
+    platform_machine) for evaluating requirements; ``None`` when it did not say."""
+    imports: ImportsInfo | None = None
 
 
 _VERSION = re.compile(r"\bPython (\d+\.\d+(?:\.\d+)?\S*)")
 
 
-def probe_interpreter(target: Target | None = None, timeout_s: float = 60.0) -> InterpreterFacts:
-    """Read the target's facts: in-process for gpucheck's own interpreter, else in a child."""
+def probe_interpreter(
+    target: Target | None = None, timeout_s: float = 60.0, cwd: str | None = None
+) -> InterpreterFacts:
+    """Read the target's facts: in-process for gpucheck's own interpreter, else in a child.
+
+    ``cwd`` is the folder the user runs their program from: the probe follows ``import
+    tensorflow`` from there (found, never executed)."""
     target = target or own_target()
     python = target.python
     if target.is_own:
         from tf_gpucheck._children import interpreter_probe
 
-        return _facts(interpreter_probe.collect(), python)
+        return _facts(interpreter_probe.collect(cwd), python)
     with tempfile.TemporaryDirectory(prefix="gpucheck-interpreter-") as tmp:
         out = Path(tmp) / "facts.json"
+        argv = [python, script("interpreter_probe"), str(out), *([cwd] if cwd else [])]
         try:
-            result = run_child([python, script("interpreter_probe"), str(out)], timeout_s=timeout_s)
+            result = run_child(argv, timeout_s=timeout_s, cwd=tmp)
         except OSError as exc:
             return InterpreterFacts("", python, (), error=f"cannot run {python}: {exc.strerror}")
         try:
@@ -95,18 +108,32 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
     for item in data["distributions"]:
         requires = item.get("requires")
         libs = item.get("libs")
+        location = item.get("location")
         dists.append(
             RawDistribution(
                 name=str(item["name"]),
                 version=str(item["version"]),
                 requires=tuple(requires) if requires is not None else None,
                 libs=tuple(libs) if libs is not None else None,
+                location=location if isinstance(location, str) else None,
             )
         )
 
     def text(key: str) -> str | None:
         value = data.get(key)
         return value if isinstance(value, str) else None
+
+    markers = {
+        name: value
+        for name, value in (
+            ("python_version", ".".join(str(data["python_version"]).split(".")[:2])),
+            ("python_full_version", str(data["python_version"])),
+            ("sys_platform", text("sys_platform")),
+            ("platform_system", text("platform_system")),
+            ("platform_machine", text("platform_machine")),
+        )
+        if value
+    }
 
     return InterpreterFacts(
         python_version=str(data["python_version"]),
@@ -117,4 +144,39 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
         base_prefix=text("base_prefix"),
         kind=text("kind"),
         user_site=text("user_site"),
+        markers=markers if "sys_platform" in markers else None,
+        imports=_imports(data.get("imports")),
+    )
+
+
+def _imports(data: object) -> ImportsInfo | None:
+    """The probe's ``imports`` section; ``None`` when it has none (an older probe's output)."""
+    if not isinstance(data, dict):
+        return None
+
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) else None
+
+    modules = tuple(
+        ModuleOrigin(
+            name=str(item.get("name")),
+            origin=text(item.get("origin")),
+            where=text(item.get("where")),
+            clean_origin=text(item.get("clean_origin")),
+            clean_where=text(item.get("clean_where")),
+        )
+        for item in data.get("modules") or ()
+        if isinstance(item, dict)
+    )
+    env = data.get("env")
+    return ImportsInfo(
+        cwd=text(data.get("cwd")),
+        pythonpath=tuple(str(p) for p in data.get("pythonpath") or ()),
+        user_site_enabled=data.get("user_site_enabled")
+        if isinstance(data.get("user_site_enabled"), bool)
+        else None,
+        env={str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {},
+        keras_config=text(data.get("keras_config")),
+        keras_config_backend=text(data.get("keras_config_backend")),
+        modules=modules,
     )

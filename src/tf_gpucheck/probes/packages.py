@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
-from tf_gpucheck.probes.interpreter import InterpreterFacts
-from tf_gpucheck.snapshot import Distribution, PackagesInfo
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.snapshot import Distribution, PackagesInfo, RequirementInfo
 
 TENSORFLOW_DISTRIBUTIONS: frozenset[str] = frozenset(
     {
@@ -54,7 +56,7 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
     and_cuda: tuple[str, ...] = ()
     for dist in facts.distributions:
         if dist.name in TENSORFLOW_DISTRIBUTIONS:
-            tensorflow.append(Distribution(dist.name, dist.version))
+            tensorflow.append(Distribution(dist.name, dist.version, dist.location))
             extra = _and_cuda(dist.requires or ())
             if extra and not and_cuda:
                 and_cuda = extra
@@ -76,7 +78,49 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
         and_cuda_requirements=and_cuda,
         error=facts.error,
         other_frameworks=tuple(others),
+        requirements=requirements(facts) if facts.markers and not facts.error else None,
     )
+
+
+REQUIREMENTS_OF = ("tensorflow", "tf-nightly", "intel-tensorflow", "keras", "tf-keras")
+"""Whose declared requirements are judged: TensorFlow's (its main distribution) and Keras's."""
+
+
+def requirements(facts: InterpreterFacts) -> tuple[RequirementInfo, ...]:
+    """What TensorFlow and Keras declare (extras left out, markers evaluated for the target),
+    each with the version the target has installed (``pip check`` for these two)."""
+    installed = {dist.name: dist.version for dist in facts.distributions}
+    found: list[RequirementInfo] = []
+    for dist in facts.distributions:
+        if dist.name not in REQUIREMENTS_OF or not dist.requires:
+            continue
+        found += _declared(dist, installed, facts.markers)
+    return tuple(found)
+
+
+def _declared(
+    dist: RawDistribution, installed: dict[str, str], markers: dict[str, str] | None
+) -> list[RequirementInfo]:
+    found = []
+    for line in dist.requires or ():
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is not None:
+            if "extra" in str(requirement.marker):
+                continue  # an extra (and-cuda, gcs-filesystem) is judged elsewhere or not at all
+            if markers is None:
+                continue  # the target did not say what it is: cannot tell whether it applies
+            try:
+                if not requirement.marker.evaluate({**markers, "extra": ""}):
+                    continue
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                continue
+        name = canonicalize_name(requirement.name)
+        requirement.marker = None
+        found.append(RequirementInfo(dist.name, str(requirement), installed.get(name)))
+    return found
 
 
 def _and_cuda(requires: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,1 @@
+"""The checks, one module per layer, bottom up; importing them registers them in this order."""

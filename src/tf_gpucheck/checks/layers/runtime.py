@@ -1,0 +1,246 @@
+"""Above the GPUs: XLA's tools, the pip CUDA wheels' pins, Keras, a real computation, evidence
+from other frameworks, multi-worker configuration, and TensorFlow's own log."""
+
+from __future__ import annotations
+
+from tf_gpucheck.checks import facts, logscan, remedies
+from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
+from tf_gpucheck.checks.layers.libraries import unmet_pins
+from tf_gpucheck.checks.layers.platform import minor_version
+from tf_gpucheck.checks.registry import check
+from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.snapshot import Snapshot
+
+
+@check("xla", "XLA can compile for the GPU (ptxas, libdevice)", gpu=True)
+def xla(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if (
+        not snapshot.nvml.gpus
+        or facts.is_cuda_build(snapshot) is not True
+        or not snapshot.libraries.probed
+    ):
+        return skip("xla", "no GPU or not a CUDA build")
+    log_says = [
+        line
+        for line in logscan.classify_cached(snapshot.tensorflow.log)
+        if line.rule and line.rule.cause in ("xla_libdevice_missing", "xla_ptxas_missing")
+    ]
+    libdevice, ptxas = snapshot.libraries.libdevice, snapshot.libraries.ptxas
+    fix = remedies.remedy_for("xla_libdevice_missing", snapshot, matrix)
+    if libdevice is None:
+        status = fail if log_says else warn
+        return status(
+            "xla",
+            "xla_libdevice_missing",
+            "libdevice.10.bc not found: jit_compile=True will fail on the GPU",
+            "Looked in the pip nvidia-cuda-nvcc wheel, --xla_gpu_cuda_data_dir and CUDA_HOME/nvvm/libdevice.",
+            fix,
+        )
+    if ptxas is None:
+        return warn(
+            "xla",
+            "xla_ptxas_missing",
+            "ptxas not found: XLA falls back to the driver's PTX compiler",
+            f"libdevice: {libdevice}",
+            fix,
+        )
+    return ok("xla", "ptxas and libdevice found", f"ptxas: {ptxas}\nlibdevice: {libdevice}")
+
+
+@check("cuda_wheels", "pip CUDA wheels satisfy TensorFlow's and-cuda pins", gpu=True)
+def cuda_wheels(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    pins = snapshot.packages.and_cuda_requirements
+    if not pins:
+        return skip("cuda_wheels", "this TensorFlow has no and-cuda extra")
+    if not snapshot.packages.nvidia:
+        return skip(
+            "cuda_wheels", "no pip nvidia-* wheels: the CUDA libraries come from the system"
+        )
+    unmet, wanted = unmet_pins(snapshot)
+    if not unmet:
+        return ok("cuda_wheels", f"the pip CUDA wheels satisfy all {len(pins)} and-cuda pins")
+    return fail(
+        "cuda_wheels",
+        "and_cuda_pins_unmet",
+        f"{len(unmet)} pip CUDA wheel{'s' if len(unmet) != 1 else ''} do not match TensorFlow's "
+        f"and-cuda pins: {unmet[0]}",
+        "TensorFlow "
+        + (facts.tf_version(snapshot) or "")
+        + " was built against these versions; pip does not enforce an extra's pins once "
+        "another install changed a wheel.\n" + "\n".join(unmet),
+        facts.with_target_pip("pip install " + " ".join(f'"{w}"' for w in wanted), snapshot),
+    )
+
+
+@check("keras", "Keras matches TensorFlow")
+def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    version = facts.tf_version(snapshot)
+    if not version:
+        return skip("keras", "TensorFlow is not installed")
+    tf_minor = minor_version(version)
+    keras_version = snapshot.packages.keras
+    tf_keras = snapshot.packages.tf_keras
+    legacy = (snapshot.system.env.get("TF_USE_LEGACY_KERAS") or "").lower() in ("1", "true", "yes")
+    if tf_minor < (2, 6):
+        return skip("keras", f"TensorFlow {version} bundles its own Keras")
+    if tf_minor >= (2, 16):
+        if legacy:
+            if tf_keras is None or minor_version(tf_keras) != tf_minor:
+                return fail(
+                    "keras",
+                    "keras_mismatch",
+                    f"TF_USE_LEGACY_KERAS is set but tf-keras {tf_keras or 'is not installed'}",
+                    "With TF_USE_LEGACY_KERAS=1, tf.keras is the tf-keras package, whose version must match TensorFlow's.",
+                    f'pip install "tf-keras~={tf_minor[0]}.{tf_minor[1]}.0"',
+                )
+            return ok("keras", f"tf-keras {tf_keras} (TF_USE_LEGACY_KERAS)")
+        if keras_version is None or minor_version(keras_version)[0] < 3:
+            return fail(
+                "keras",
+                "keras_mismatch",
+                f"TensorFlow {version} needs Keras 3, found {keras_version or 'none'}",
+                "Since TensorFlow 2.16, tf.keras is Keras 3.",
+                'pip install "keras>=3"',
+            )
+        return ok(
+            "keras",
+            f"Keras {keras_version} (Keras 3, as TensorFlow {tf_minor[0]}.{tf_minor[1]} expects)",
+        )
+    if keras_version is None or minor_version(keras_version) != tf_minor:
+        return fail(
+            "keras",
+            "keras_mismatch",
+            f"TensorFlow {version} needs Keras {tf_minor[0]}.{tf_minor[1]}, found {keras_version or 'none'}",
+            "Up to TensorFlow 2.15, tf.keras is the keras package of the same minor version.",
+            f'pip install "keras~={tf_minor[0]}.{tf_minor[1]}.0"',
+        )
+    return ok("keras", f"Keras {keras_version} matches TensorFlow {version}")
+
+
+@check("gpu_matmul", "A small matrix product on each GPU matches the CPU's", gpu=True)
+def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    ops = snapshot.tensorflow.ops
+    cpu = next((op for op in ops if "CPU" in op.device and op.ok), None)
+    gpu_ops = [op for op in ops if "GPU" in op.device]
+    if not gpu_ops:
+        return skip("gpu_matmul", "no GPU device to run on")
+    for op in gpu_ops:
+        if not op.ok:
+            return fail(
+                "gpu_matmul",
+                "gpu_op_failed",
+                f"the test product failed on {op.device}",
+                op.error or "",
+            )
+        if (
+            cpu
+            and cpu.checksum
+            and op.checksum is not None
+            and abs(op.checksum - cpu.checksum) > 1e-3 * abs(cpu.checksum)
+        ):
+            return fail(
+                "gpu_matmul",
+                "gpu_result_mismatch",
+                f"{op.device} computed {op.checksum:g}, the CPU {cpu.checksum:g}",
+                "A wrong result on the GPU points at faulty hardware, a broken driver or overclocking.",
+            )
+    timings = ", ".join(
+        f"{op.device} {op.seconds * 1e3:.1f} ms" for op in gpu_ops if op.seconds is not None
+    )
+    return ok("gpu_matmul", f"{len(gpu_ops)} GPU(s) computed the same product as the CPU", timings)
+
+
+@check(
+    "other_frameworks",
+    "Other frameworks (PyTorch, JAX, CuPy) on the GPU: evidence about the driver",
+)
+def other_frameworks(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    """Another framework using the GPU proves the driver and the GPU work; none seeing it points
+    to the driver or the machine. Facts only: the diagnosis links them to TensorFlow's symptoms."""
+    probed = snapshot.frameworks
+    if not probed.probed:
+        return skip("other_frameworks", f"not probed: {probed.reason or 'no reason recorded'}")
+    found = list(probed.frameworks)
+    details = "\n".join(facts.framework_evidence(f) for f in found)
+    using = [f for f in found if f.gpu_usable]
+    if using:
+        names = facts.join_names([facts.framework_label(f) for f in using])
+        verb = "uses" if len(using) == 1 else "use"
+        return info(
+            "other_frameworks",
+            f"{names} {verb} the GPU here, so the driver and the GPU work",
+            details,
+        )
+    tried = [f for f in found if f.built_with_cuda is not False and f.gpu_usable is False]
+    if not tried:
+        cpu_only = [f for f in found if f.built_with_cuda is False]
+        if cpu_only and len(cpu_only) == len(found):
+            names = facts.join_names([facts.framework_label(f) for f in cpu_only])
+            return skip(
+                "other_frameworks",
+                f"{names}: {'a CPU-only build' if len(cpu_only) == 1 else 'CPU-only builds'}, "
+                "no evidence about the GPU",
+                details,
+            )
+        return skip("other_frameworks", "no other framework could be asked about the GPU", details)
+    names = facts.join_names([facts.framework_label(f) for f in tried])
+    verb = "does" if len(tried) == 1 else "do"
+    if facts.gpu_usable(snapshot):
+        return info(
+            "other_frameworks",
+            f"{names} {verb} not see the GPU, though TensorFlow does: the problem is in "
+            f"{'its' if len(tried) == 1 else 'their'} own build or libraries",
+            details,
+        )
+    either = " either" if snapshot.tensorflow.probed and snapshot.tensorflow.installed else ""
+    return info(
+        "other_frameworks",
+        f"{names} {verb} not see the GPU{either}: that points to the driver or the machine",
+        details,
+        cause="other_frameworks_no_gpu",
+    )
+
+
+@check("tf_config", "TF_CONFIG describes a multi-worker cluster this host belongs to")
+def tf_config(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    from tf_gpucheck.checks.multiworker import judge_tf_config
+
+    return judge_tf_config(snapshot)
+
+
+@check("tf_log", "TensorFlow's start-up log")
+def tf_log(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if not snapshot.tensorflow.log:
+        return skip("tf_log", "no log captured")
+    expect_gpu = facts.gpu_expected(snapshot)
+    lines = logscan.classify_cached(snapshot.tensorflow.log)
+    actionable = [
+        line
+        for line in lines
+        if line.rule
+        and (line.rule.kind == "actionable" or (line.rule.kind == "no_gpu" and expect_gpu))
+    ]
+    described = []
+    for line in lines:
+        if line.rule is None:
+            continue
+        label: str = line.rule.kind
+        if label == "no_gpu":
+            label = "actionable" if expect_gpu else "expected without a GPU"
+        described.append(f"[{label}] {line.message}\n    -> {line.rule.explanation}")
+    details = "\n".join(described)
+    harmless = sum(1 for line in lines if line.rule and line.rule.kind == "harmless")
+    if actionable:
+        first = actionable[0]
+        assert first.rule is not None
+        return warn(
+            "tf_log",
+            first.rule.cause or "log_actionable",
+            f"{len(actionable)} actionable line(s), first: {first.rule.explanation}",
+            details,
+        )
+    return ok(
+        "tf_log",
+        f"nothing actionable ({harmless} known harmless line(s), {len(lines)} in all)",
+        details,
+    )
