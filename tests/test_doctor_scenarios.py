@@ -247,9 +247,8 @@ def test_readme_documents_every_cause() -> None:
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))
-    source = (
-        Path(__file__).resolve().parents[1] / "src/tf_gpucheck/checks/registry.py"
-    ).read_text()
+    layers = Path(__file__).resolve().parents[1] / "src/tf_gpucheck/checks/layers"
+    source = "\n".join(path.read_text() for path in sorted(layers.glob("*.py")))
     used = set(re.findall(r'(?:fail|warn)\(\s*"[a-z_]+",\s*"([a-z_]+)"', source))
     used |= {rule.cause for rule in logrules.load() if rule.cause}
     used |= DOCUMENTED_CAUSES | {"check_crashed", "log_actionable"}

@@ -16,15 +16,20 @@ from dataclasses import dataclass
 from tf_gpucheck.checks import diagnosis, logscan, registry, remedies, textfacts, textlines
 from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
 from tf_gpucheck.snapshot import (
+    ENV_VARS,
     SCHEMA_VERSION,
     Distribution,
     FrameworksInfo,
     LibrariesInfo,
+    LibraryInfo,
+    LibraryLocation,
     NodeInfo,
     NvmlGpu,
     NvmlInfo,
     PackagesInfo,
+    RequirementInfo,
     Snapshot,
     SystemInfo,
     TargetInfo,
@@ -76,6 +81,7 @@ def explain(text: str, matrix: Matrix) -> Explanation:
         os="Linux" if stated.is_wsl else stated.os,
         is_wsl=bool(stated.is_wsl),
         cuda_visible_devices=stated.cuda_visible_devices,
+        place=stated.place,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or any(
         line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
@@ -96,6 +102,7 @@ def explain(text: str, matrix: Matrix) -> Explanation:
     findings = [
         *_stated_checks(stated, matrix),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
+        *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
     ]
     result = diagnosis.diagnose(findings, [], fix_for=remedies.fix_for(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
@@ -142,10 +149,54 @@ def _log_findings(
     return found
 
 
+_NO_GPU_SEEN = frozenset({"tf_sees_fewer_gpus", "no_nvidia_driver", "no_nvidia_gpu"})
+_PLACE_WORDS = {
+    "colab": "Colab",
+    "kaggle": "Kaggle",
+    "docker": "a container",
+    "kubernetes": "a Kubernetes pod",
+    "slurm": "a SLURM job",
+}
+
+
+def _place_findings(
+    stated: textfacts.StatedFacts,
+    evidence: Sequence[diagnosis.Evidence],
+    matrix: Matrix,
+    known: diagnosis.Known,
+    *,
+    gpu_shown: bool,
+) -> list[Finding]:
+    """Where the text says it runs, and that TensorFlow found no GPU there while nothing shows
+    one: that place was started without a GPU (a notebook runtime without an accelerator, a
+    container without --gpus, a pod without a nvidia.com/gpu limit, a job without --gres)."""
+    cause = diagnosis.PLACE_CAUSES.get(stated.place or "")
+    if cause is None or gpu_shown:
+        return []
+    symptoms = [
+        item for item in evidence if item.line.rule and item.line.rule.cause in _NO_GPU_SEEN
+    ]
+    if not symptoms or any(item.cause == cause for item in evidence):
+        return []
+    words = stated.span_of("place") or stated.place or ""
+    return [
+        Finding(
+            "log",
+            Status.FAIL,
+            f"the text says {words!r}: TensorFlow found no GPU in {_PLACE_WORDS[stated.place or '']}, "
+            "which was started without one",
+            "\n".join(item.text for item in symptoms),
+            remedies.fix_for(known, matrix)(cause, symptoms),
+            cause,
+            stated=(words,),
+        )
+    ]
+
+
 # --- the checks that can judge stated facts --------------------------------------------------
 
 
-def stated_snapshot(stated: textfacts.StatedFacts) -> Snapshot:
+def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None) -> Snapshot:
     """A snapshot holding only what the text states; everything else says "not known"."""
     tf = stated.tf_version
     build: dict[str, object] | None = None
@@ -180,6 +231,27 @@ def stated_snapshot(stated: textfacts.StatedFacts) -> Snapshot:
         else NvmlInfo(available=False, error="not stated in the text", gpus=gpus)
     )
     os_name = "Linux" if stated.is_wsl else (stated.os or "")
+    listed = [
+        Distribution(name, version)
+        for name, version in stated.packages
+        if name in TENSORFLOW_DISTRIBUTIONS
+    ]
+    if tf and not any(d.version == tf for d in listed):
+        listed.insert(0, Distribution("tensorflow", tf))
+    libraries = tuple(
+        LibraryInfo(
+            name=name,
+            locations=(LibraryLocation(path="(stated in the text)", source="stated"),),
+            version=version,
+        )
+        for name, version in (
+            ("libcudart", stated.cuda_version),
+            ("libcudnn", stated.cudnn_version),
+        )
+        if version
+    )
+    env = {"CUDA_VISIBLE_DEVICES": stated.cuda_visible_devices}
+    env.update({name: value for name, value in stated.env if name in ENV_VARS})
     return Snapshot(
         schema_version=SCHEMA_VERSION,
         created_at="",
@@ -189,25 +261,32 @@ def stated_snapshot(stated: textfacts.StatedFacts) -> Snapshot:
             os=os_name,
             os_release="",
             os_pretty_name=None,
-            arch="x86_64",
+            arch="arm64" if stated.arch == "arm64" else "x86_64",
             is_wsl=bool(stated.is_wsl),
             python_version=stated.python_version,
             python_executable="",
             cpu_model=None,
             cpu_count=None,
             cpu_features=(),
-            env={"CUDA_VISIBLE_DEVICES": stated.cuda_visible_devices},
+            env=env,
         ),
         target=TargetInfo(python_executable="", chosen_by="unknown"),
         packages=PackagesInfo(
-            tensorflow=(Distribution("tensorflow", tf),) if tf else (),
-            keras=None,
-            tf_keras=None,
-            nvidia=(),
+            tensorflow=tuple(listed),
+            keras=stated.package("keras"),
+            tf_keras=stated.package("tf-keras"),
+            nvidia=tuple(
+                Distribution(name, version)
+                for name, version in stated.packages
+                if name.startswith("nvidia-")
+            ),
             and_cuda_requirements=(),
+            requirements=_stated_requirements(stated, matrix),
         ),
         nvml=nvml,
-        libraries=LibrariesInfo(probed=False, reason="not stated in the text"),
+        libraries=LibrariesInfo(probed=True, reason=None, libraries=libraries)
+        if libraries
+        else LibrariesInfo(probed=False, reason="not stated in the text"),
         tensorflow=TensorflowInfo(
             probed=False, installed=True if tf else None, version=tf, build_info=build
         ),
@@ -215,27 +294,110 @@ def stated_snapshot(stated: textfacts.StatedFacts) -> Snapshot:
     )
 
 
+def _stated_requirements(
+    stated: textfacts.StatedFacts, matrix: Matrix | None
+) -> tuple[RequirementInfo, ...] | None:
+    """The stated TensorFlow release's declared requirements for the packages the text states."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    row = matrix.release(stated.tf_version) if matrix and stated.tf_version else None
+    if row is None:
+        return None
+    markers = {"python_version": ".".join((stated.python_version or "3.11").split(".")[:2])}
+    found = []
+    for line in row.requires:
+        try:
+            requirement = Requirement(line)
+            applies = requirement.marker is None or requirement.marker.evaluate(
+                {**markers, "extra": ""}
+            )
+        except (InvalidRequirement, ValueError):
+            continue
+        have = stated.package(canonicalize_name(requirement.name))
+        if applies and have is not None:
+            requirement.marker = None
+            found.append(RequirementInfo("tensorflow", str(requirement), have))
+    return tuple(found) if found else None
+
+
+# Which stated facts each check judges (it runs only when they are all stated), and how the
+# finding names them.
+_CHECK_FACTS: dict[str, tuple[str, ...]] = {
+    "platform": ("os", "tf_version"),
+    "python": ("python_version", "tf_version"),
+    "tf_install": ("tf_packages",),
+    "tf_requirements": ("tf_version", "requirements"),
+    "driver_version": ("driver_version", "tf_or_build"),
+    "cuda_libraries": ("cuda_version", "tf_version"),
+    "cudnn": ("cudnn_version", "tf_version"),
+    "compute_capability": ("tf_version", "capability"),
+    "keras": ("keras", "tf_version"),
+}
+
+
+def _has(stated: textfacts.StatedFacts, snapshot: Snapshot, fact: str) -> bool:
+    if fact == "tf_packages":
+        return bool(stated.tf_version) and any(
+            name in TENSORFLOW_DISTRIBUTIONS for name, _ in stated.packages
+        )
+    if fact == "requirements":
+        return bool(snapshot.packages.requirements)
+    if fact == "tf_or_build":
+        return bool(stated.tf_version or stated.cuda_build_version)
+    if fact == "capability":
+        return any(capability for _, capability in stated.gpus)
+    if fact == "keras":
+        return stated.package("keras") is not None
+    return bool(getattr(stated, fact))
+
+
+def _words(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
+    """The words of the text each judged fact came from ("TensorFlow 2.15", "numpy==2.0.1")."""
+    names = {
+        "platform": ("os", "is_wsl", "tf_version"),
+        "python": ("python_version", "tf_version"),
+        "tf_install": tuple(
+            f"package:{n}" for n, _ in stated.packages if n in TENSORFLOW_DISTRIBUTIONS
+        ),
+        "tf_requirements": ("tf_version", *(f"package:{n}" for n, _ in stated.packages)),
+        "driver_version": ("driver_version", "tf_version"),
+        "cuda_libraries": ("cuda_version", "tf_version"),
+        "cudnn": ("cudnn_version", "tf_version"),
+        "compute_capability": ("tf_version",),
+        "keras": ("package:keras", "tf_version"),
+    }[check_id]
+    seen: list[str] = []
+    for name in names:
+        words = stated.span_of(name)
+        if words and words not in seen:
+            seen.append(words)
+    return seen
+
+
 def _stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding]:
     """The doctor's own checks, run on what the text states, where it states enough."""
-    snapshot = stated_snapshot(stated)
-    wanted: list[str] = []
-    if stated.os and stated.tf_version:
-        wanted.append("platform")
-    if stated.python_version and stated.tf_version:
-        wanted.append("python")
-    if stated.driver_version and (stated.tf_version or stated.cuda_build_version):
-        wanted.append("driver_version")
-    if stated.tf_version and any(capability for _, capability in stated.gpus):
-        wanted.append("compute_capability")
+    snapshot = stated_snapshot(stated, matrix)
     by_id = {c.id: c for c in registry.REGISTRY}
     found = []
-    for check_id in wanted:
+    for check_id, needs in _CHECK_FACTS.items():
+        if not all(_has(stated, snapshot, fact) for fact in needs):
+            continue
         try:
             finding = by_id[check_id].function(snapshot, matrix)
         except Exception:  # a partial snapshot a check cannot judge: no finding, never a crash
             continue
         if finding.status in (Status.FAIL, Status.WARN, Status.INFO):
-            found.append(dataclasses.replace(finding, details=_stated_details(finding, stated)))
+            words = _words(stated, check_id)
+            said = f"the text says {', '.join(repr(w) for w in words)}: " if words else ""
+            found.append(
+                dataclasses.replace(
+                    finding,
+                    summary=said + finding.summary,
+                    details=_stated_details(finding, stated),
+                    stated=tuple(words),
+                )
+            )
     return found
 
 

@@ -117,6 +117,9 @@ class ModuleOrigin:
     clean_origin: str | None = None
     """What the environment alone imports: the user's folder and ``PYTHONPATH`` left out."""
     clean_where: str | None = None
+    distribution: bool | None = None
+    """An installed distribution provides ``origin`` (its metadata names it): a package from some
+    site-packages. ``False``: nothing does, so it is a file or folder of the user's own."""
 
 
 @dataclass(frozen=True)

@@ -290,6 +290,7 @@ def imports(cwd):
                 "where": _origin_place(origin, name, places),
                 "clean_origin": clean_origin,
                 "clean_where": _origin_place(clean_origin, name, places),
+                "distribution": _packaged(origin, name),
             }
         )
     config, backend = _keras_config()
@@ -304,14 +305,46 @@ def imports(cwd):
     }
 
 
+def _site_of(origin):
+    # type: (str) -> str
+    """The folder on sys.path that holds a module's file or package folder."""
+    if os.path.basename(origin) == "__init__.py":
+        return os.path.dirname(os.path.dirname(origin))
+    return os.path.dirname(origin)
+
+
+def _packaged(origin, name):
+    # type: (Optional[str], str) -> Optional[bool]
+    """Whether an installed distribution provides it: a top_level.txt or RECORD beside it names
+    the module (an installed package), or nothing does (a user's own file or folder)."""
+    if origin is None:
+        return None
+    site = _site_of(origin)
+    try:
+        entries = os.listdir(site)
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.endswith((".dist-info", ".egg-info")):
+            continue
+        folder = os.path.join(site, entry)
+        top = _read(os.path.join(folder, "top_level.txt"))
+        if top is not None and name in top.split():
+            return True
+        record = _read(os.path.join(folder, "RECORD"))
+        if record is not None and (
+            ("\n%s/__init__.py," % name) in ("\n" + record)
+            or ("\n%s.py," % name) in ("\n" + record)
+        ):
+            return True
+    return False
+
+
 def _origin_place(origin, name, places):
     # type: (Optional[str], str, Dict[str, str]) -> Optional[str]
     if origin is None:
         return None
-    folder = os.path.dirname(origin)
-    if os.path.basename(origin) == "__init__.py" or os.path.isdir(origin):
-        folder = os.path.dirname(folder if os.path.basename(origin) == "__init__.py" else origin)
-    return places.get(_norm(folder), "other")
+    return places.get(_norm(_site_of(origin)), "other")
 
 
 def collect(cwd=None):

@@ -30,7 +30,17 @@ from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
 
 _LAYERS: tuple[tuple[str, ...], ...] = (
     ("macos_no_cuda", "windows_native_unsupported", "platform_unknown"),
-    ("python_unusable", "python_unsupported"),
+    # where it runs: a container, pod, job or notebook without a GPU hides it from everything
+    (
+        "container_no_gpu",
+        "pod_no_gpu",
+        "slurm_no_gpu",
+        "notebook_no_accelerator",
+        "container_capabilities_missing",
+    ),
+    ("python_unusable", "python_unsupported", "interpreter_mismatch"),
+    # the user's own import: a file of theirs, or another environment's packages
+    ("module_shadowed", "pythonpath_foreign"),
     (
         "install_resolution_failed",
         "tf_not_installed",
@@ -42,10 +52,14 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "cpu_unsupported",
         "msvc_runtime_missing",
         "numpy_incompatible",
+        "protobuf_incompatible",
+        "tf_requirement_unmet",
         "tf_install_broken",
         "library_crashes_loader",
     ),
     (
+        "wsl_driver_problem",
+        "cuda_stub_libcuda",
         "no_nvidia_driver",
         "nvml_driver_mismatch",
         "nvml_error",
@@ -54,7 +68,13 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "driver_too_old",
     ),
     ("gpu_hidden_by_env",),
-    ("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch", "cudnn_init_failed"),
+    (
+        "cuda_libs_missing",
+        "cudnn_missing",
+        "cudnn_version_mismatch",
+        "cudnn_init_failed",
+        "cublas_init_failed",
+    ),
     (
         "compute_capability_too_old",
         "compute_capability_unsupported",
@@ -64,7 +84,7 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("config_after_init", "memory_config_conflict", "gpu_out_of_memory"),
     ("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old"),
     ("and_cuda_pins_unmet",),
-    ("keras_mismatch",),
+    ("keras_mismatch", "keras_backend_missing"),
 )
 DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for code in layer}
 """Cause code -> layer, bottom up. Codes not listed (symptoms, requirements) rank last."""
@@ -86,8 +106,21 @@ def _symptom_depth(code: str) -> int:
     return _UNEXPLAINED_DEPTH.get(code, DEPTH_LAST)
 
 
-_NO_GPU_IN_TF = frozenset(
+PLACE_NO_GPU = frozenset(
     {
+        "container_no_gpu",
+        "pod_no_gpu",
+        "slurm_no_gpu",
+        "notebook_no_accelerator",
+        "container_capabilities_missing",
+    }
+)
+"""Causes of where it runs: the container, pod, job or notebook has no GPU."""
+
+_NO_GPU_IN_TF = PLACE_NO_GPU | frozenset(
+    {
+        "wsl_driver_problem",
+        "cuda_stub_libcuda",
         "macos_no_cuda",
         "windows_native_unsupported",
         "tf_cpu_only_build",
@@ -110,6 +143,10 @@ _NO_GPU_IN_TF = frozenset(
 )
 _IMPORT = frozenset(
     {
+        "module_shadowed",
+        "pythonpath_foreign",
+        "protobuf_incompatible",
+        "tf_requirement_unmet",
         "python_unsupported",
         "multiple_tf_distributions",
         "cpu_unsupported",
@@ -137,6 +174,7 @@ EXPLAINS: dict[str, frozenset[str]] = {
             "cudnn_missing",
             "cudnn_version_mismatch",
             "cudnn_init_failed",
+            "cublas_init_failed",
             "cuda_libs_missing",
             "gpu_out_of_memory",
             "gpu_busy",
@@ -150,8 +188,16 @@ EXPLAINS: dict[str, frozenset[str]] = {
     "tf_probe_timeout": frozenset({"ptx_jit_required", "library_crashes_loader"}),
     "gpu_required": _NO_GPU_IN_TF | _IMPORT | _NOT_RUNNING,
     "too_few_gpus": _NO_GPU_IN_TF,
-    "other_frameworks_no_gpu": frozenset(
-        {"no_nvidia_driver", "nvml_driver_mismatch", "nvml_error", "no_nvidia_gpu"}
+    "other_frameworks_no_gpu": PLACE_NO_GPU
+    | frozenset(
+        {
+            "no_nvidia_driver",
+            "nvml_driver_mismatch",
+            "nvml_error",
+            "no_nvidia_gpu",
+            "wsl_driver_problem",
+            "cuda_stub_libcuda",
+        }
     ),
 }
 """Symptom -> the causes that explain it. A symptom's own check reports what is seen; the
@@ -160,7 +206,11 @@ explaining cause says why, and its fix is the one to apply."""
 SYMPTOMS = frozenset(EXPLAINS)
 
 NEEDS_EVIDENCE: dict[str, frozenset[str]] = {
-    "tf_import_failed": frozenset(),
+    # facts that break `import tensorflow` by themselves: a shadowing file, another environment's
+    # packages, NumPy 2 under a NumPy-1 build, a protobuf outside TensorFlow's range
+    "tf_import_failed": frozenset(
+        {"module_shadowed", "pythonpath_foreign", "numpy_incompatible", "protobuf_incompatible"}
+    ),
     "tf_crashed": frozenset({"library_crashes_loader"}),
     "tf_probe_timeout": frozenset(),
 }
@@ -185,6 +235,8 @@ class Known:
     probe_saw_gpu: bool = False
     """TensorFlow created a GPU device in gpucheck's own probe (the machine and driver work)."""
     snapshot: Snapshot | None = None
+    place: str | None = None
+    """Where it ran, where known: colab, kaggle, docker, kubernetes, slurm, jupyter."""
 
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot) -> Known:
@@ -203,17 +255,39 @@ PROBE_SOURCES = frozenset({"TensorFlow's start-up log", "the import traceback"})
 """Sources gpucheck's own TensorFlow child wrote; others come from the user's program."""
 
 
+PLACE_CAUSES = {
+    "colab": "notebook_no_accelerator",
+    "kaggle": "notebook_no_accelerator",
+    "docker": "container_no_gpu",
+    "kubernetes": "pod_no_gpu",
+    "slurm": "slurm_no_gpu",
+}
+"""Where it runs -> what "there is no GPU here" means there: the place was started without one."""
+
+
 def refine(code: str, known: Known, source: str = "") -> str:
-    """A cause as the context reads it. CUDA_ERROR_NO_DEVICE means CUDA_VISIBLE_DEVICES only
-    when that variable is set, or when the user's own program saw no GPU while gpucheck's probe
-    did (the program or its launcher hides them); otherwise the driver sees no GPU at all."""
+    """A cause as the context reads it.
+
+    CUDA_ERROR_NO_DEVICE means CUDA_VISIBLE_DEVICES only when that variable is set, or when the
+    user's own program saw no GPU while gpucheck's probe did (the program or its launcher hides
+    them); otherwise the driver sees no GPU at all. "No driver, no GPU" inside a notebook
+    runtime, a container, a pod or a SLURM job means that place was started without a GPU, and
+    in WSL2 that the Windows driver does not reach Linux. "No TensorFlow" in a notebook means
+    the kernel is another Python than the one pip installed into."""
     hidden = known.cuda_visible_devices is not None or (
         known.probe_saw_gpu and source not in PROBE_SOURCES
     )
     if code == "no_nvidia_gpu" and hidden:
         return "gpu_hidden_by_env"
     if code == "gpu_hidden_by_env" and not hidden:
-        return "no_nvidia_gpu"
+        code = "no_nvidia_gpu"
+    if code in ("no_nvidia_driver", "no_nvidia_gpu"):
+        if known.place in PLACE_CAUSES:
+            return PLACE_CAUSES[known.place]
+        if known.is_wsl and code == "no_nvidia_driver":
+            return "wsl_driver_problem"
+    if code == "tf_not_installed" and known.place == "jupyter":
+        return "interpreter_mismatch"
     return code
 
 
@@ -294,8 +368,16 @@ def log_summary(code: str, items: Sequence[Evidence]) -> str:
     return f"{first.line.rule.explanation} ({first.source})"
 
 
-DRIVER_LAYER = frozenset(
-    {"no_nvidia_driver", "nvml_driver_mismatch", "nvml_error", "no_nvidia_gpu", "cuda_init_failed"}
+DRIVER_LAYER = PLACE_NO_GPU | frozenset(
+    {
+        "no_nvidia_driver",
+        "nvml_driver_mismatch",
+        "nvml_error",
+        "no_nvidia_gpu",
+        "cuda_init_failed",
+        "wsl_driver_problem",
+        "cuda_stub_libcuda",
+    }
 )
 """Causes that another framework using the GPU rules out: the driver and the GPU work."""
 
@@ -333,6 +415,7 @@ def diagnose(
             finding.check,
             lines,
             details=finding.details,
+            stated=finding.stated,
         )
     for code, items in by_code.items():
         if code in causes or code in SYMPTOMS:

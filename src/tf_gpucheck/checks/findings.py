@@ -32,6 +32,8 @@ class Finding:
     details: str = ""
     fix: str | None = None
     cause: str | None = None
+    stated: tuple[str, ...] = ()
+    """Judged on facts a text states (``explain``): the words each fact came from."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -88,6 +90,16 @@ class Cause:
     """The reporting check's own details."""
     explained_by: str | None = None
     """For a symptom: the cause code that explains it (it ranks after that cause)."""
+    stated: tuple[str, ...] = ()
+    """The words of a text the cause was inferred from (``explain``), when it was."""
+
+    @property
+    def origin(self) -> str:
+        """``message`` (a line says it), ``stated`` (inferred from facts a text states),
+        ``probe`` (a check read it from the machine)."""
+        if self.evidence:
+            return "message"
+        return "stated" if self.stated else "probe"
 
     def as_finding(self) -> Finding:
         parts = [self.details] if self.details else []
@@ -107,6 +119,8 @@ class Cause:
             "evidence": list(self.evidence),
             "explains": list(self.explains),
             "explained_by": self.explained_by,
+            "origin": self.origin,
+            "stated": list(self.stated),
         }
 
 

@@ -41,12 +41,19 @@ def check_ids() -> list[str]:
     return [c.id for c in REGISTRY]
 
 
-# The layers register their checks when imported, bottom up: this import order is the check order.
-from tf_gpucheck.checks.layers import (  # noqa: E402
-    driver,  # noqa: F401
-    gpus,  # noqa: F401
-    install,  # noqa: F401
-    libraries,  # noqa: F401
-    platform,  # noqa: F401
-    runtime,  # noqa: F401
-)
+LAYERS = ("platform", "install", "driver", "libraries", "gpus", "runtime")
+"""The modules of :mod:`tf_gpucheck.checks.layers`, bottom up: their checks run in this order, and
+within a module in the order they are written."""
+
+
+def _register_layers() -> None:
+    import importlib
+
+    for name in LAYERS:
+        importlib.import_module(f"tf_gpucheck.checks.layers.{name}")
+    rank = {f"tf_gpucheck.checks.layers.{name}": i for i, name in enumerate(LAYERS)}
+    order = {id(c): i for i, c in enumerate(REGISTRY)}
+    REGISTRY.sort(key=lambda c: (rank.get(c.function.__module__, len(LAYERS)), order[id(c)]))
+
+
+_register_layers()

@@ -354,10 +354,10 @@ def _cuda_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> st
     return "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm  # common after suspend/resume; else reboot, then nvidia-smi"
 
 
-@remedy("cudnn_init_failed")
+@remedy("cudnn_init_failed", "cublas_init_failed")
 def _cudnn_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     return (
-        "free GPU memory for cuDNN: gpucheck configure-memory --growth (or export "
+        "free GPU memory for cuDNN and cuBLAS: gpucheck configure-memory --growth (or export "
         "TF_FORCE_GPU_ALLOW_GROWTH=true), and check nvidia-smi for other processes"
     )
 
@@ -372,6 +372,125 @@ def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -
         "the lines above the error name what is missing; if none does, reinstall: "
         f"pip install --force-reinstall {what}"
     )
+
+
+def _declared(known: Known, matrix: Matrix, name: str) -> str | None:
+    """What the known TensorFlow release declares for ``name`` ("protobuf<5.0.0dev,>=3.20.3")."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    row = _row(known, matrix)
+    for line in row.requires if row else ():
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == name:
+            return f"{name}{requirement.specifier}"
+    return None
+
+
+@remedy("protobuf_incompatible")
+def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    declared = _declared(known, matrix, "protobuf")
+    if declared:
+        return f'pip install "{declared}"  # what TensorFlow {known.tf_version} declares'
+    if any(item.line.rule and item.line.rule.id == "protobuf_descriptors" for item in evidence):
+        return 'pip install "protobuf<=3.20.3"  # code generated for protobuf 3 (or: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python)'
+    return "pip install --upgrade protobuf  # the runtime must be at least the version the code was generated with"
+
+
+@remedy("tf_requirement_unmet")
+def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    for item in evidence:
+        if item.line.library:
+            name = item.line.library.split(".")[0].replace("_", "-").lower()
+            declared = _declared(known, matrix, name)
+            return f'pip install "{declared or name}"' + (
+                f"  # what TensorFlow {known.tf_version} declares" if declared else ""
+            )
+    return "pip check  # lists what TensorFlow requires and is missing or of the wrong version"
+
+
+@remedy("module_shadowed")
+def _shadowed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    for item in evidence:
+        if item.line.library:
+            return f"rename {item.line.library}  # a file or folder of yours that has the package's name hides the package"
+    return "rename your file or folder named tensorflow.py / keras.py / numpy.py (and its __pycache__): it hides the package"
+
+
+@remedy("pythonpath_foreign")
+def _pythonpath(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "unset PYTHONPATH  # it points at another environment's packages"
+
+
+@remedy("interpreter_mismatch")
+def _interpreter(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "install into the Python that runs your code: python -m pip install tensorflow "
+        "(in a notebook: %pip install tensorflow, then restart the kernel)"
+    )
+
+
+@remedy("keras_backend_missing")
+def _keras_backend(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return 'unset KERAS_BACKEND  # and check "backend" in ~/.keras/keras.json; or install the backend it names (jax, torch)'
+
+
+@remedy("cuda_stub_libcuda")
+def _stub(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "remove the CUDA stubs folder (lib64/stubs) from LD_LIBRARY_PATH and /etc/ld.so.conf.d: "
+        "its libcuda.so is for linking only; the driver's libcuda.so.1 must be found instead"
+    )
+
+
+@remedy("container_no_gpu")
+def _container(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "start the container with the GPU: docker run --gpus all ... (Podman: --device "
+        "nvidia.com/gpu=all); on the host install the NVIDIA Container Toolkit and run "
+        "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
+    )
+
+
+@remedy("container_capabilities_missing")
+def _capabilities(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility ...  # compute mounts libcuda"
+
+
+@remedy("pod_no_gpu")
+def _pod(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "give the container a GPU: resources.limits nvidia.com/gpu: 1 (and runtimeClassName: "
+        "nvidia where the cluster uses one); kubectl describe nodes | grep nvidia.com/gpu shows "
+        "what the device plugin offers"
+    )
+
+
+@remedy("slurm_no_gpu")
+def _slurm(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "ask SLURM for a GPU: #SBATCH --gres=gpu:1 (or srun --gpus=1 ...)"
+
+
+@remedy("notebook_no_accelerator")
+def _notebook(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "choose a GPU runtime: Colab: Runtime > Change runtime type > GPU; Kaggle: Settings > Accelerator > GPU"
+
+
+@remedy("wsl_driver_problem")
+def _wsl_driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return (
+        "keep only the Windows NVIDIA driver: remove Linux driver packages inside WSL "
+        "(sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*'), then wsl --shutdown; "
+        "libcuda must come from /usr/lib/wsl/lib"
+    )
+
+
+@remedy("tf_sees_fewer_gpus")
+def _sees_no_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "gpucheck doctor  # on the machine that ran it: it names why TensorFlow sees no GPU"
 
 
 def remedy_for(code: str, snapshot: Snapshot, matrix: Matrix) -> str | None:

@@ -164,6 +164,9 @@ def _imports(data: object) -> ImportsInfo | None:
             where=text(item.get("where")),
             clean_origin=text(item.get("clean_origin")),
             clean_where=text(item.get("clean_where")),
+            distribution=item.get("distribution")
+            if isinstance(item.get("distribution"), bool)
+            else None,
         )
         for item in data.get("modules") or ()
         if isinstance(item, dict)

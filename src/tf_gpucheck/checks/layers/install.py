@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.diagnosis import Known
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.snapshot import Snapshot
+from tf_gpucheck.snapshot import ModuleOrigin, RequirementInfo, Snapshot
 
 
 def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
@@ -15,6 +21,150 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
 
 
 # --- TensorFlow itself ---------------------------------------------------------------------
+
+
+_WHAT_PUT_IT_THERE = {
+    "cwd": "your folder",
+    "pythonpath": "PYTHONPATH",
+    "user_site": "the user site (pip install --user)",
+    "system_site": "the base interpreter's site-packages",
+    "other": "a folder on sys.path",
+}
+
+
+def _shadow(module: ModuleOrigin) -> tuple[str, str, str] | None:
+    """(cause, summary, fix) when the user's ``import`` gets something else than the environment's."""
+    if module.origin is None or module.origin == module.clean_origin:
+        return None
+    if module.where not in ("cwd", "pythonpath", "other"):
+        return None
+    where = _WHAT_PUT_IT_THERE.get(module.where or "other", "a folder on sys.path")
+    path = module.origin.removesuffix("/__init__.py").removesuffix("\\__init__.py")
+    if module.distribution is False:
+        return (
+            "module_shadowed",
+            f"{path} (in {where}) shadows the {module.name} package: `import {module.name}` "
+            "loads it instead",
+            f"mv {path} {path.removesuffix('.py')}_renamed{'.py' if path.endswith('.py') else ''}"
+            f"  # rename it (a script named {module.name}.py hides the package)",
+        )
+    if module.where == "pythonpath":
+        return (
+            "pythonpath_foreign",
+            f"PYTHONPATH brings another {module.name}: `import {module.name}` loads {path}, "
+            "not this environment's",
+            "unset PYTHONPATH  # it points at another environment's packages",
+        )
+    return None
+
+
+@check("user_import", "Your own `import tensorflow` gets this environment's TensorFlow")
+def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    imports = snapshot.imports
+    if imports is None:
+        return skip("user_import", "not recorded (a snapshot before schema 3)")
+    for module in imports.modules:
+        found = _shadow(module)
+        if found:
+            cause, summary, fix = found
+            details = (
+                f"from {imports.cwd or 'your folder'}: {module.origin} ({module.where})\n"
+                f"the environment's own: {module.clean_origin or 'not installed'}"
+            )
+            return fail("user_import", cause, summary, details, fix)
+    tf = next((m for m in imports.modules if m.name == "tensorflow"), None)
+    where = f" from {imports.cwd}" if imports.cwd else ""
+    if tf is None or tf.origin is None:
+        return ok("user_import", f"nothing shadows the environment's packages{where}")
+    return ok("user_import", f"`import tensorflow`{where} loads this environment's TensorFlow")
+
+
+# --- what TensorFlow declares it needs ------------------------------------------------------
+
+NUMPY_2_FROM = (2, 18)
+"""The first TensorFlow compiled against NumPy 2 (TensorFlow 2.18.0 release notes: "TensorFlow now
+supports and is compiled with NumPy 2.0 by default"); earlier ones fail to import under NumPy 2
+whatever their metadata declares (2.7 to 2.14 declare no upper bound)."""
+
+_FAMILY = {"numpy": "numpy_incompatible", "protobuf": "protobuf_incompatible"}
+_FAMILY_ORDER = ("numpy_incompatible", "protobuf_incompatible", "tf_requirement_unmet")
+
+
+@functools.lru_cache(maxsize=1024)
+def _requirement(text: str) -> Requirement | None:
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+def requirement_problems(
+    requirements: tuple[RequirementInfo, ...], tf_version: str | None
+) -> list[tuple[str, str, str]]:
+    """(cause, what is wrong, the install that fixes it) for every requirement not met, most
+    important family first. Keras itself is the ``keras`` check's."""
+    problems = []
+    numpy = None
+    for item in requirements:
+        requirement = _requirement(item.requirement)
+        if requirement is None:
+            continue
+        name = canonicalize_name(requirement.name)
+        if name == "numpy" and item.installed:
+            numpy = item.installed
+        if name in ("keras", "tf-keras"):
+            continue
+        cause = _FAMILY.get(name, "tf_requirement_unmet")
+        wanted = f'pip install "{name}{requirement.specifier}"'
+        if item.installed is None:
+            problems.append((cause, f"{name} is not installed ({item.of} requires it)", wanted))
+        elif not requirement.specifier.contains(item.installed, prereleases=True):
+            problems.append(
+                (
+                    cause,
+                    f"{name} {item.installed} does not satisfy {item.of}'s requirement "
+                    f"{name}{requirement.specifier}",
+                    wanted,
+                )
+            )
+    if numpy and tf_version and not any(c == "numpy_incompatible" for c, _, _ in problems):
+        try:
+            numpy_2 = Version(numpy).major >= 2
+            old_build = Version(tf_version).release[:2] < NUMPY_2_FROM
+        except InvalidVersion:
+            numpy_2 = old_build = False
+        if numpy_2 and old_build:
+            problems.append(
+                (
+                    "numpy_incompatible",
+                    f"NumPy {numpy} with TensorFlow {tf_version}, which was compiled against NumPy 1.x",
+                    'pip install "numpy<2"',
+                )
+            )
+    problems.sort(key=lambda p: _FAMILY_ORDER.index(p[0]))
+    return problems
+
+
+@check("tf_requirements", "The packages TensorFlow and Keras declare are installed and match")
+def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    requirements = snapshot.packages.requirements
+    if requirements is None:
+        return skip("tf_requirements", "not recorded (a snapshot before schema 3)")
+    if not snapshot.packages.tensorflow:
+        return skip("tf_requirements", "TensorFlow is not installed")
+    problems = requirement_problems(requirements, facts.tf_version(snapshot))
+    if not problems:
+        return ok(
+            "tf_requirements",
+            f"all {len(requirements)} declared requirements of TensorFlow and Keras are met",
+        )
+    cause, summary, fix = problems[0]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    details = "\n".join(what for _, what, _ in problems)
+    # NumPy and protobuf stop the import; another unmet requirement may only break a feature
+    if cause in ("numpy_incompatible", "protobuf_incompatible") or snapshot.tensorflow.error:
+        return fail("tf_requirements", cause, summary + more, details, fix)
+    return warn("tf_requirements", cause, summary + more, details, fix)
 
 
 @check("tf_install", "One TensorFlow distribution with GPU support is installed")

@@ -117,6 +117,63 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
     return ok("keras", f"Keras {keras_version} matches TensorFlow {version}")
 
 
+KERAS_BACKENDS = {
+    "tensorflow": None,
+    "jax": "jax",
+    "torch": "torch",
+    "numpy": None,
+    "openvino": "openvino",
+}
+"""Keras 3's backends (keras/src/backend/config.py) and the distribution each needs."""
+
+
+@check("keras_backend", "The Keras backend setting names an installed backend")
+def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    imports = snapshot.imports
+    if imports is None:
+        return skip("keras_backend", "not recorded (a snapshot before schema 3)")
+    keras_version = snapshot.packages.keras
+    if keras_version is None or minor_version(keras_version)[0] < 3:
+        return skip("keras_backend", "Keras 3 is not installed (only Keras 3 reads KERAS_BACKEND)")
+    if "KERAS_BACKEND" in imports.env:
+        backend, said = imports.env["KERAS_BACKEND"], "KERAS_BACKEND"
+        undo = "unset KERAS_BACKEND  # Keras then uses its default, TensorFlow"
+    elif imports.keras_config_backend:
+        backend, said = imports.keras_config_backend, f"{imports.keras_config}"
+        undo = f'set "backend": "tensorflow" in {imports.keras_config}'
+    else:
+        return ok("keras_backend", "Keras uses its default backend, TensorFlow")
+    if backend not in KERAS_BACKENDS:
+        return fail(
+            "keras_backend",
+            "keras_backend_missing",
+            f"{said} names {backend!r}, which is not a Keras backend: `import keras` fails",
+            f"Keras 3's backends: {', '.join(KERAS_BACKENDS)}",
+            undo,
+        )
+    needs = KERAS_BACKENDS[backend]
+    installed = {d.name for d in snapshot.packages.other_frameworks or ()}
+    if (
+        needs in ("jax", "torch")
+        and snapshot.packages.other_frameworks is not None
+        and needs not in installed
+    ):
+        return fail(
+            "keras_backend",
+            "keras_backend_missing",
+            f"{said} asks Keras for the {backend} backend, but {needs} is not installed: "
+            "`import keras` and tf.keras fail",
+            f"Keras 3 reads the backend from KERAS_BACKEND, else from keras.json ({said}).",
+            f"{undo}  # or install {needs}",
+        )
+    if backend != "tensorflow":
+        return info(
+            "keras_backend",
+            f"Keras runs on {backend} ({said}), not on TensorFlow: tf.keras models train with {backend}",
+        )
+    return ok("keras_backend", f"Keras uses TensorFlow ({said})")
+
+
 @check("gpu_matmul", "A small matrix product on each GPU matches the CPU's", gpu=True)
 def gpu_matmul(snapshot: Snapshot, matrix: Matrix) -> Finding:
     ops = snapshot.tensorflow.ops
