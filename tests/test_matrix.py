@@ -33,9 +33,12 @@ def matrix() -> Matrix:
     return load_matrix()
 
 
-def test_every_minor_release_from_2_0_to_2_21(matrix: Matrix) -> None:
+def test_every_minor_release_from_1_0_to_2_21(matrix: Matrix) -> None:
     minors = sorted(row.minor for row in matrix.tensorflow)
-    assert minors == [(2, minor) for minor in range(22)]
+    assert minors == [(1, minor) for minor in range(16)] + [(2, minor) for minor in range(22)]
+    # TensorFlow 1.x: the GPU build is tensorflow-gpu, CUDA 8 to 10.0 (tested build configurations)
+    assert matrix.release("1.15.0").cuda == "10.0"
+    assert matrix.release("1.4.0").cudnn == "6"
 
 
 def test_the_table_agrees_with_itself(matrix: Matrix) -> None:
@@ -176,4 +179,4 @@ def test_the_wheel_ships_the_matrix(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         shipped = archive.read("tf_gpucheck/compat_matrix.yaml").decode()
     assert shipped == MATRIX_FILE.read_text()
-    assert len(parse_matrix(shipped, str(wheel)).tensorflow) == 22
+    assert len(parse_matrix(shipped, str(wheel)).tensorflow) == 38

@@ -237,7 +237,9 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
         if name in TENSORFLOW_DISTRIBUTIONS
     ]
     if tf and not any(d.version == tf for d in listed):
-        listed.insert(0, Distribution("tensorflow", tf))
+        # a report about a GPU names the GPU build: before 2.1 that was tensorflow-gpu
+        old_gpu_build = tf.split(".")[0] in ("0", "1") or tf.startswith("2.0")
+        listed.insert(0, Distribution("tensorflow-gpu" if old_gpu_build else "tensorflow", tf))
     libraries = tuple(
         LibraryInfo(
             name=name,

@@ -76,11 +76,13 @@ CUDA_WHEEL_DISTRIBUTIONS = frozenset(
 def build_inferred(snapshot: Snapshot) -> str | None:
     """When TensorFlow did not report its build (it did not import, or was not imported), the
     official wheels still tell: ``tensorflow`` >= 2.1 (and ``tensorflow-gpu``) for Linux x86_64
-    is a CUDA build (tensorflow.org/install/pip). Returns the distribution that implies it."""
+    is a CUDA build, and on native Windows ``tensorflow`` 2.1 to 2.10 (tensorflow.org/install/pip:
+    "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native Windows").
+    Returns the distribution that implies it."""
     if reported_cuda_build(snapshot) is not None:
         return None
     system = snapshot.system
-    if system.os != "Linux" or system.arch not in ("x86_64", "AMD64"):
+    if system.os not in ("Linux", "Windows") or system.arch not in ("x86_64", "AMD64"):
         return None
     for dist in main_distributions(snapshot):
         if dist.name not in CUDA_WHEEL_DISTRIBUTIONS:
@@ -89,7 +91,10 @@ def build_inferred(snapshot: Snapshot) -> str | None:
             version = Version(dist.version)
         except InvalidVersion:
             continue
-        if dist.name.endswith("-gpu") or (version.major, version.minor) >= (2, 1):
+        minor = (version.major, version.minor)
+        if dist.name.endswith("-gpu") or (
+            minor >= (2, 1) and (system.os == "Linux" or minor <= (2, 10))
+        ):
             return f"{dist.name} {dist.version}"
     return None
 
