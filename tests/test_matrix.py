@@ -37,8 +37,10 @@ def test_every_minor_release_from_1_0_to_2_21(matrix: Matrix) -> None:
     minors = sorted(row.minor for row in matrix.tensorflow)
     assert minors == [(1, minor) for minor in range(16)] + [(2, minor) for minor in range(22)]
     # TensorFlow 1.x: the GPU build is tensorflow-gpu, CUDA 8 to 10.0 (tested build configurations)
-    assert matrix.release("1.15.0").cuda == "10.0"
-    assert matrix.release("1.4.0").cudnn == "6"
+    tf115, tf14 = matrix.release("1.15.0"), matrix.release("1.4.0")
+    assert tf115 is not None
+    assert tf14 is not None
+    assert (tf115.cuda, tf14.cudnn) == ("10.0", "6")
 
 
 def test_the_table_agrees_with_itself(matrix: Matrix) -> None:
