@@ -7,7 +7,8 @@ src/tf_gpucheck/knowledge/reports/*.yaml: each entry is a public thread with the
 pasted and the cause the thread settled on) and explains each text as `gpucheck explain` would.
 Prints, per cause and overall, how often the first cause is the labelled one; for the
 harmless-noise reports, how often the verdict stayed ok (no false alarm). `--verbose` lists
-every miss with its URL.
+every miss with its URL. Each report's own thread is left out of the similar solved reports
+(leave-one-thread-out), so a report never finds itself.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ def load_reports(paths: list[Path]) -> list[dict[str, Any]]:
     return reports
 
 
-def first_cause(text: str, matrix: Any) -> tuple[str | None, str]:
-    result = explain(text, matrix)
+def first_cause(text: str, matrix: Any, url: str) -> tuple[str | None, str]:
+    # the report's own thread is left out of the similar reports: leave-one-thread-out
+    result = explain(text, matrix, exclude=url)
     first = result.report.first_fix
     return (first.cause if first else None), result.report.verdict.value
 
@@ -61,7 +63,7 @@ def main() -> int:
     noise_total = noise_alarms = 0
     start = time.perf_counter()
     for report in reports:
-        got, verdict = first_cause(report["text"], matrix)
+        got, verdict = first_cause(report["text"], matrix, report["url"])
         if report.get("noise"):
             noise_total += 1
             if verdict != "ok":

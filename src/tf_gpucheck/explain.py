@@ -17,6 +17,7 @@ from tf_gpucheck.checks import diagnosis, logscan, registry, remedies, textfacts
 from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
+from tf_gpucheck.similar import Match
 from tf_gpucheck.snapshot import (
     ENV_VARS,
     SCHEMA_VERSION,
@@ -68,10 +69,23 @@ class Explanation:
     stated: textfacts.StatedFacts
     read: int
     """Lines read (after normalising pasted text)."""
+    similar: tuple[Match, ...] = ()
+    """The closest solved public reports (knowledge/reports), best first; empty when none is
+    close enough."""
 
 
-def explain(text: str, matrix: Matrix) -> Explanation:
-    """Explain ``text`` (see the module docstring)."""
+def explain(
+    text: str,
+    matrix: Matrix,
+    *,
+    similar: bool = True,
+    exclude: str | None = None,
+    threshold: float | None = None,
+) -> Explanation:
+    """Explain ``text`` (see the module docstring).
+
+    ``similar`` also finds the closest solved public reports; ``exclude`` leaves one report (by
+    URL) out of them and ``threshold`` changes how close they must be (for measuring)."""
     lines = logscan.rejoin(textlines.normalise(text))
     classified = logscan.classify(lines)
     stated = textfacts.extract(lines)
@@ -104,9 +118,60 @@ def explain(text: str, matrix: Matrix) -> Explanation:
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
     ]
+    matches: list[Match] = []
+    if similar:
+        from tf_gpucheck import similar as solved
+
+        query = solved.query_tokens(lines, classified)
+        matches = solved.similar(
+            query, exclude=exclude, threshold=solved.THRESHOLD if threshold is None else threshold
+        )
+        findings += _similar_findings(matches, findings, classified, known, matrix)
     result = diagnosis.diagnose(findings, [], fix_for=remedies.fix_for(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
-    return Explanation(report, explained, stated, len(lines))
+    return Explanation(report, explained, stated, len(lines), tuple(matches))
+
+
+SIMILAR_AGREEMENT = 0.5
+"""The share of the matches' weight their likely cause needs before it may name a cause."""
+
+
+def _similar_findings(
+    matches: Sequence[Match],
+    findings: Sequence[Finding],
+    classified: Sequence[logscan.LogLine],
+    known: diagnosis.Known,
+    matrix: Matrix,
+) -> list[Finding]:
+    """The cause the closest solved reports settled on, as a warning: only when nothing the text
+    says (a recognised message, even one that is normal without a GPU; a stated fact) names a
+    cause already, only when the matches agree, and never when every line the rules recognise
+    is harmless (a match never turns noise into a problem)."""
+    from tf_gpucheck import similar as solved
+
+    named = [f for f in findings if f.cause and f.cause not in diagnosis.SYMPTOMS]
+    recognised = [line.rule for line in classified if line.rule is not None]
+    only_noise = bool(recognised) and all(
+        rule.kind in ("harmless", "good", "context") for rule in recognised
+    )
+    if named or only_noise or not matches:
+        return []
+    cause, share = solved.likely_cause(matches)
+    if cause is None or share < SIMILAR_AGREEMENT:
+        return []
+    backing = [m for m in matches if m.report.cause == cause]
+    links = "\n".join(f"{m.report.url} ({m.score:.2f}): {m.report.title}" for m in backing)
+    return [
+        Finding(
+            "similar",
+            Status.WARN,
+            f"no message here names a cause; the closest solved reports settled on {cause}: "
+            f"{backing[0].report.title}",
+            links,
+            remedies.fix_for(known, matrix)(cause, ()),
+            cause,
+        )
+    ]
 
 
 def _kind(kind: str, gpu_expected: bool) -> str:
@@ -390,6 +455,8 @@ def _stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Findin
         except Exception:  # a partial snapshot a check cannot judge: no finding, never a crash
             continue
         if finding.status in (Status.FAIL, Status.WARN, Status.INFO):
+            if check_id == "tf_requirements" and finding.status is not Status.FAIL:
+                continue  # a said version that misses a bound within its major is no diagnosis
             words = _words(stated, check_id)
             said = f"the text says {', '.join(repr(w) for w in words)}: " if words else ""
             found.append(

@@ -123,7 +123,10 @@ def requirement_problems(
                 (
                     cause,
                     f"{name} {item.installed} does not satisfy {item.of}'s requirement "
-                    f"{name}{requirement.specifier}",
+                    f"{name}{requirement.specifier}"
+                    + (
+                        "" if _other_major(requirement, item.installed) else " (same major version)"
+                    ),
                     wanted,
                 )
             )
@@ -145,6 +148,17 @@ def requirement_problems(
     return problems
 
 
+def _other_major(requirement: Requirement, installed: str) -> bool:
+    """No release of the installed major version satisfies the requirement: an API break, not a
+    conservative bound (TensorFlow 2.10 declares protobuf<3.20 and runs with 3.20.3)."""
+    try:
+        major = Version(installed).major
+    except InvalidVersion:
+        return True
+    probes = [f"{major}.{minor}.{patch}" for minor in range(60) for patch in (0, 9)]
+    return not any(requirement.specifier.contains(v, prereleases=True) for v in probes)
+
+
 @check("tf_requirements", "The packages TensorFlow and Keras declare are installed and match")
 def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
     requirements = snapshot.packages.requirements
@@ -161,8 +175,12 @@ def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
     cause, summary, fix = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     details = "\n".join(what for _, what, _ in problems)
-    # NumPy and protobuf stop the import; another unmet requirement may only break a feature
-    if cause in ("numpy_incompatible", "protobuf_incompatible") or snapshot.tensorflow.error:
+    # Another major version of NumPy or protobuf stops the import; a bound missed within a major
+    # version, or another requirement, may only break a feature
+    hard = cause in ("numpy_incompatible", "protobuf_incompatible") and not summary.endswith(
+        "(same major version)"
+    )
+    if hard or snapshot.tensorflow.error:
         return fail("tf_requirements", cause, summary + more, details, fix)
     return warn("tf_requirements", cause, summary + more, details, fix)
 
