@@ -25,6 +25,7 @@ EXPLAIN_KEYS = {
     "findings",
     "causes",
     "stated",
+    "similar",
     "lines_read",
     "lines",
 }

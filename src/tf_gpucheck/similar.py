@@ -36,6 +36,10 @@ THRESHOLD = 0.12
 RULE_WEIGHT = 3
 """How many times a recognised message template counts, against one word."""
 
+MIN_SHARED = 3
+"""A report shares at least this many distinct words with the text, or one recognised message
+template: a few common words in a short text are no likeness."""
+
 FIELDS = ("url", "title", "text", "tf", "platform", "cause", "noise", "fix", "confirmed_by")
 PLATFORMS = frozenset(
     {
@@ -280,12 +284,16 @@ class Index:
             if exclude is not None and report.url == exclude:
                 continue
             score = 0.0
+            shared = 0
+            template = False
             norm = K1 * (1 - B + B * length / self.average)
             for term in terms:
                 count = doc.get(term)
                 if count:
                     score += self.idf[term] * count * (K1 + 1) / (count + norm)
-            if score:
+                    shared += 1
+                    template = template or term.startswith("rule:")
+            if score and (template or shared >= MIN_SHARED):
                 found.append(Match(report, score / best))
         found.sort(key=lambda m: -m.score)
         return found

@@ -42,7 +42,38 @@ def stated_words(stated: StatedFacts) -> str:
         parts.append(f"GPU {name}" + (f" ({capability})" if capability else ""))
     if stated.cuda_visible_devices is not None:
         parts.append(f"CUDA_VISIBLE_DEVICES={stated.cuda_visible_devices!r}")
+    if stated.cuda_version:
+        parts.append(f"CUDA {stated.cuda_version} installed")
+    if stated.cudnn_version:
+        parts.append(f"cuDNN {stated.cudnn_version}")
+    for name, version in stated.packages:
+        if name not in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu"):
+            parts.append(f"{name} {version}")
+    for name, value in stated.env:
+        parts.append(f"{name}={value}")
+    if stated.place:
+        parts.append(f"runs in {stated.place}")
     return ", ".join(parts)
+
+
+def _first_line(quote: str, width: int = 160) -> str:
+    line = next((part.strip() for part in quote.splitlines() if part.strip()), "")
+    more = len(quote.strip()) > len(line)
+    if len(line) > width:
+        line, more = line[: width - 1].rstrip(), True
+    return line + (" …" if more else "")
+
+
+def _similar(result: Explanation) -> list[RenderableType]:
+    if not result.similar:
+        return []
+    out: list[RenderableType] = [Text(""), Text("similar solved reports:", style="bold")]
+    for match in result.similar:
+        what = "harmless" if match.report.noise else match.report.cause
+        out.append(Text(f"  {what}: {match.report.title}  ({match.score:.2f})"))
+        out.append(Text(f"    what fixed it: {_first_line(match.report.fix)}", style="muted"))
+        out.append(Text(f"    {match.report.url}", style="muted"))
+    return out
 
 
 def _counts(lines: tuple[ExplainedLine, ...], read: int) -> str:
@@ -88,6 +119,7 @@ def render_explanation(result: Explanation, *, verbose: bool = False) -> Rendera
         parts.append(Text(""))
         for (kind, explanation), count in quiet.most_common():
             parts.append(Text(f"[{kind}] x{count}: {explanation}", style="muted"))
+    parts += _similar(result)
     return Group(*parts)
 
 
@@ -113,7 +145,16 @@ def explanation_to_data(result: Explanation) -> dict[str, Any]:
             "cudnn_build_version": stated.cudnn_build_version,
             "gpus": [{"name": name, "compute_capability": cc} for name, cc in stated.gpus],
             "cuda_visible_devices": stated.cuda_visible_devices,
+            "cuda_version": stated.cuda_version,
+            "cudnn_version": stated.cudnn_version,
+            "packages": dict(stated.packages),
+            "env": dict(stated.env),
+            "place": stated.place,
+            "spans": [
+                {"fact": fact, "text": words, "how": how} for fact, words, how in stated.spans
+            ],
         },
+        "similar": [match.to_dict() for match in result.similar],
         "lines_read": result.read,
         "lines": [line.to_dict() for line in result.lines],
     }
@@ -147,4 +188,10 @@ def explanation_to_markdown(result: Explanation) -> str:
         for line in actionable:
             cell = line.text.replace("|", "\\|").replace("`", "'")
             out += f"| `{cell}` | {line.explanation} | `{line.cause}` |\n"
+    if result.similar:
+        out += "\n**Similar solved reports**\n\n"
+        for match in result.similar:
+            what = "harmless" if match.report.noise else f"`{match.report.cause}`"
+            title = match.report.title.replace("[", "(").replace("]", ")")
+            out += f"- {what}: [{title}]({match.report.url}) ({match.score:.2f})\n"
     return out
