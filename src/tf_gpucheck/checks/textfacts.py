@@ -338,10 +338,18 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         ("cuda_visible_devices", False),
         ("cuda_version", True),
         ("cudnn_version", True),
-        ("place", False),
         ("arch", False),
     ):
         settle(fact, prefix_ok)
+    # several places can be true at once (Jupyter inside a container, a container in a pod):
+    # the most specific one says what "no GPU" means there
+    for place in PLACE_PRIORITY:
+        if any(value == place for value, _ in found.values.get("place", ())):
+            facts["place"] = place
+            index = next(i for value, i in found.values["place"] if value == place)
+            evidence.append(("place", index))
+            spans.append(("place", found.words.get(("place", index), lines[index].strip()), "said"))
+            break
     wsl = found.values.get("is_wsl")
     if wsl:
         facts["is_wsl"] = True
@@ -403,6 +411,7 @@ def _same_gpu(a: str, b: str) -> bool:
 
 
 _FIELD_FACTS = {"keras_version": "package:keras", "numpy_version": "package:numpy"}
+PLACE_PRIORITY = ("colab", "kaggle", "kubernetes", "slurm", "docker", "jupyter")
 _SAID, _PRINTED = factrules.STRENGTH_RANK["said"], factrules.STRENGTH_RANK["printed"]
 
 
