@@ -488,6 +488,11 @@ def _wsl_driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> s
     )
 
 
+@remedy("nvml_error")
+def _nvml_error(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return "nvidia-smi -q  # and the kernel log (sudo dmesg | grep -i -E 'NVRM|Xid'); a reboot clears a lost GPU"
+
+
 @remedy("tf_sees_fewer_gpus")
 def _sees_no_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     return "gpucheck doctor  # on the machine that ran it: it names why TensorFlow sees no GPU"
