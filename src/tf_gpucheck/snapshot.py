@@ -100,6 +100,9 @@ class TargetInfo:
     """The user site-packages (``pip install --user``) when the target reads it."""
     error: str | None = None
     """Why the interpreter could not be queried (too old, not Python, crashed), else ``None``."""
+    installer: str | None = None
+    """What installs packages into it: ``pip`` (it has pip), ``uv`` (uv made it and it has no
+    pip: ``uv pip install --python ...``); ``None``: neither, or not recorded."""
 
 
 @dataclass(frozen=True)

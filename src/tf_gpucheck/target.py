@@ -36,6 +36,8 @@ class Target:
     """Absolute path as given or found; symlinks are deliberately not resolved."""
     chosen_by: str
     """``python_flag``, ``virtual_env``, ``conda_env`` or ``gpucheck``."""
+    cwd: str | None = None
+    """The folder the user runs their program from (``--cwd``); ``None``: the current one."""
 
     @property
     def is_own(self) -> bool:
@@ -77,6 +79,8 @@ def resolve_python(python: str) -> str:
                 hint="give the interpreter, e.g. --python ~/venvs/tf/bin/python",
             )
         return inside
+    if not os.path.isfile(candidate) and broken_venv(candidate) is not None:
+        return os.path.abspath(candidate)  # the probe reports the broken environment
     if not os.path.isfile(candidate):
         raise GpucheckError(
             f"--python {python!r}: no such interpreter",
@@ -86,6 +90,33 @@ def resolve_python(python: str) -> str:
     if not os.access(candidate, os.X_OK):
         raise GpucheckError(f"--python {python!r} is not executable", reference="python-not-found")
     return os.path.abspath(candidate)
+
+
+def broken_venv(python: str) -> str | None:
+    """Why a virtual environment's interpreter cannot run, when that is it: its ``bin/python``
+    links to a base Python that is gone (uninstalled, upgraded, moved). ``None`` otherwise."""
+    if not os.path.islink(python) or os.path.exists(python):
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    config = os.path.join(root, "pyvenv.cfg")
+    try:
+        with open(config, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    home = next(
+        (
+            line.partition("=")[2].strip()
+            for line in text.splitlines()
+            if line.partition("=")[0].strip() == "home"
+        ),
+        "",
+    )
+    return (
+        f"the virtual environment {root} is broken: its Python links to "
+        f"{os.readlink(python)}, which is gone (its base Python {home or 'is'} was removed "
+        "or moved)"
+    )
 
 
 def choose_target(python: str | None, environ: Mapping[str, str] | None = None) -> Target:
@@ -114,12 +145,15 @@ def pip_command(python_executable: str, chosen_by: str, *, windows: bool = False
     the target interpreter itself (``pip`` on PATH may belong to another Python). Quoted for
     the shell of the target's OS (cmd and PowerShell take double quotes, not single)."""
     if chosen_by in ("python_flag", "gpucheck") and python_executable:
-        if windows:
-            quoted = f'"{python_executable}"' if " " in python_executable else python_executable
-        else:
-            quoted = shlex.quote(python_executable)
-        return f"{quoted} -m pip"
+        return f"{shell_quote(python_executable, windows=windows)} -m pip"
     return "pip"
+
+
+def shell_quote(path: str, *, windows: bool = False) -> str:
+    """A path for the target's shell (cmd and PowerShell take double quotes, not single)."""
+    if windows:
+        return f'"{path}"' if " " in path else path
+    return shlex.quote(path)
 
 
 def describe(python_executable: str, prefix: str | None, chosen_by: str) -> str:

@@ -347,6 +347,18 @@ def _origin_place(origin, name, places):
     return places.get(_norm(_site_of(origin)), "other")
 
 
+def _installer(dists):
+    # type: (List[Dict[str, Any]]) -> Optional[str]
+    """pip when the environment has it, else uv when uv made it (pyvenv.cfg says ``uv = ...``)."""
+    if any(d["name"] == "pip" for d in dists):
+        return "pip"
+    config = _read(os.path.join(sys.prefix, "pyvenv.cfg")) or ""
+    for line in config.splitlines():
+        if line.partition("=")[0].strip() == "uv":
+            return "uv"
+    return None
+
+
 def collect(cwd=None):
     # type: (Optional[str]) -> Dict[str, Any]
     prefix = sys.prefix
@@ -357,6 +369,7 @@ def collect(cwd=None):
         kind = "venv"
     else:
         kind = "system"
+    dists = distributions(sys.path)
     return {
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
@@ -367,7 +380,8 @@ def collect(cwd=None):
         "sys_platform": sys.platform,
         "platform_system": platform.system(),
         "platform_machine": platform.machine(),
-        "distributions": distributions(sys.path),
+        "distributions": dists,
+        "installer": _installer(dists),
         "imports": imports(cwd),
     }
 

@@ -298,17 +298,35 @@ _PIP = re.compile(r"(?<!-m )(?<![\w./\\-])pip (install|uninstall)\b")
 
 
 def with_target_pip(command: str, snapshot: Snapshot) -> str:
-    """``command`` with every ``pip install``/``pip uninstall`` run by the target's own pip."""
-    from tf_gpucheck.target import pip_command
+    """``command`` with every ``pip install``/``pip uninstall`` run by the installer the target
+    really has: its own pip, or ``uv pip ... --python`` for an environment uv made without pip;
+    and ``--user`` where TensorFlow lives in the user site (its CUDA wheels must be found next
+    to it, through its RUNPATH ``$ORIGIN/../nvidia/...``)."""
+    from tf_gpucheck.target import pip_command, shell_quote
 
-    pip = pip_command(
-        snapshot.target.python_executable,
-        snapshot.target.chosen_by,
-        windows=snapshot.system.os == "Windows",
-    )
-    if pip == "pip":
+    target = snapshot.target
+    windows = snapshot.system.os == "Windows"
+    user = any(d.location == "user_site" for d in main_distributions(snapshot))
+    if target.installer == "uv" and target.python_executable:
+        python = shell_quote(target.python_executable, windows=windows)
+
+        def uv(match: re.Match[str]) -> str:
+            return f"uv pip {match.group(1)} --python {python}"
+
+        return _PIP_DASH_Y.sub(uv, command)
+    pip = pip_command(target.python_executable, target.chosen_by, windows=windows)
+
+    def run(match: re.Match[str]) -> str:
+        verb = match.group(1)
+        return f"{pip} {verb}" + (" --user" if user and verb == "install" else "")
+
+    if pip == "pip" and not user:
         return command
-    return _PIP.sub(lambda m: f"{pip} {m.group(1)}", command)
+    return _PIP.sub(run, command)
+
+
+# uv's uninstall asks nothing: pip's -y has no place there
+_PIP_DASH_Y = re.compile(r"(?<!-m )(?<![\w./\\-])pip (install|uninstall)\b(?: -y\b)?")
 
 
 NVML_PLAIN_WORDS = {

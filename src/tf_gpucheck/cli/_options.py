@@ -49,6 +49,15 @@ MatrixOption = Annotated[
         "--matrix", metavar="FILE", help="Use this compat_matrix.yaml instead of the shipped one."
     ),
 ]
+CwdOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cwd",
+        metavar="DIR",
+        help="The folder your program runs from (default: the current one): what a file there "
+        "named tensorflow.py would hide.",
+    ),
+]
 FromOption = Annotated[
     str | None,
     typer.Option(
@@ -103,15 +112,26 @@ def snapshot_for(
     *,
     tf: bool,
     redact: bool = False,
+    cwd: str | None = None,
 ) -> Snapshot:
     """The snapshot a command judges: read from ``--from``, else probed live."""
+    import dataclasses
+    import os
+
     from tf_gpucheck.probes import collect_snapshot
     from tf_gpucheck.snapshot import load_snapshot
 
     if source is not None:
         snapshot = load_snapshot(source)
     else:
-        probes = environment(ctx).probes_factory(target_for(python))
+        target = target_for(python)
+        if cwd is not None:
+            if not os.path.isdir(cwd):
+                raise GpucheckError(
+                    f"--cwd {cwd!r}: no such folder", reference="cwd-missing", hint="give a folder"
+                )
+            target = dataclasses.replace(target, cwd=os.path.abspath(cwd))
+        probes = environment(ctx).probes_factory(target)
         with progress(True) as say:
             snapshot = collect_snapshot(
                 probes, include_tensorflow=tf, timeout_s=timeout, progress=say

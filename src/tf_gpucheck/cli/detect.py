@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from tf_gpucheck.cli._options import (
+    CwdOption,
     JsonOption,
     PythonOption,
     RedactOption,
@@ -25,9 +26,10 @@ def detect(
     python: PythonOption = None,
     timeout: TimeoutOption = 120.0,
     redact: RedactOption = False,
+    cwd: CwdOption = None,
 ) -> None:
     """Show what is here: system, NVIDIA driver and GPUs, CUDA libraries, TensorFlow's build and devices."""
-    snapshot = snapshot_for(ctx, None, python, timeout, tf=not no_tf, redact=redact)
+    snapshot = snapshot_for(ctx, None, python, timeout, tf=not no_tf, redact=redact, cwd=cwd)
     if json_output:
         sys.stdout.write(snapshot.to_json() + "\n")
         return

@@ -11,6 +11,7 @@ import typer
 
 from tf_gpucheck.cli._options import (
     AllowCpuOption,
+    CwdOption,
     ExpectCudaOption,
     ExpectTfOption,
     FormatOption,
@@ -72,6 +73,7 @@ def doctor(
         ),
     ] = False,
     junit: JunitOption = None,
+    cwd: CwdOption = None,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
     from tf_gpucheck.checks import run_checks, select_checks
@@ -105,7 +107,7 @@ def doctor(
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         matrix_future = pool.submit(load_matrix, matrix_file)
-        snapshot = snapshot_for(ctx, source, python, timeout, tf=not no_tf, redact=redact)
+        snapshot = snapshot_for(ctx, source, python, timeout, tf=not no_tf, redact=redact, cwd=cwd)
         matrix = matrix_future.result()
     report = run_checks(
         snapshot,

@@ -71,7 +71,7 @@ class LiveProbes:
             target = choose_target(target)
         self.target_choice = target or own_target()
         self.environ = dict(os.environ if environ is None else environ)
-        self.cwd = cwd if cwd is not None else os.getcwd()
+        self.cwd = cwd or self.target_choice.cwd or os.getcwd()
         """The folder the user runs their program from: where ``import tensorflow`` is followed."""
 
     @property
@@ -113,6 +113,7 @@ def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
         kind=facts.kind,
         user_site=facts.user_site,
         error=facts.error,
+        installer=facts.installer,
     )
 
 

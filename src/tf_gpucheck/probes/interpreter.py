@@ -49,6 +49,8 @@ class InterpreterFacts:
     """The target's environment markers (python_version, sys_platform, platform_system,
     platform_machine) for evaluating requirements; ``None`` when it did not say."""
     imports: ImportsInfo | None = None
+    installer: str | None = None
+    """``pip`` when the environment has pip, ``uv`` when uv made it without pip, else ``None``."""
 
 
 _VERSION = re.compile(r"\bPython (\d+\.\d+(?:\.\d+)?\S*)")
@@ -73,7 +75,12 @@ def probe_interpreter(
         try:
             result = run_child(argv, timeout_s=timeout_s, cwd=tmp)
         except OSError as exc:
-            return InterpreterFacts("", python, (), error=f"cannot run {python}: {exc.strerror}")
+            from tf_gpucheck.target import broken_venv
+
+            broken = broken_venv(python)
+            return InterpreterFacts(
+                "", python, (), error=broken or f"cannot run {python}: {exc.strerror}"
+            )
         try:
             written = out.read_text(encoding="utf-8")
         except OSError:
@@ -146,6 +153,7 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
         user_site=text("user_site"),
         markers=markers if "sys_platform" in markers else None,
         imports=_imports(data.get("imports")),
+        installer=text("installer"),
     )
 
 

@@ -88,6 +88,16 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
                     f"the active environment {env} has no working Python: recreate it "
                     f"(python3 -m venv {env}) or deactivate it; or pass --python PATH"
                 )
+            if problem.startswith("the virtual environment "):
+                env = os.path.dirname(os.path.dirname(exe))
+                return fail(
+                    "python",
+                    "python_unusable",
+                    f"a broken virtual environment: {env}'s Python is gone",
+                    problem,
+                    f"python3 -m venv --clear {env}  # recreate it with a Python that exists, "
+                    "then reinstall its packages",
+                )
             return fail(
                 "python",
                 "python_unusable",
