@@ -121,6 +121,27 @@ class Matrix:
     platform: tuple[PlatformFact, ...]
     source_details: dict[str, SourceDetail] | None = None
 
+    def linux_wheel_pip(self, row: TfRelease) -> str | None:
+        """The oldest pip that installs the release's Linux wheel, from the platform tag of the
+        wheel its sources cite (pypa/manylinux: manylinux1 needs pip 8.1, manylinux2010 19.0,
+        manylinux2014 19.3, PEP 600's manylinux_x_y 20.3); ``None`` when no wheel is cited."""
+        for source in row.source:
+            url = self.sources.get(source, "")
+            if not url.endswith(".whl") or "linux" not in url:
+                continue
+            tags = url.rsplit("/", 1)[-1]
+            for tag, pip in (
+                ("manylinux_2_", "20.3"),
+                ("manylinux2014", "19.3"),
+                ("manylinux2010", "19.0"),
+                ("manylinux1", "8.1"),
+            ):
+                if tag in tags and tag == "manylinux_2_" and "manylinux2014" in tags:
+                    return "19.3"  # dual-tagged: manylinux2014 is the older pip's name for it
+                if tag in tags:
+                    return pip
+        return None
+
     def release(self, tf_version: str) -> TfRelease | None:
         """The row of the TensorFlow minor release ``tf_version`` belongs to (2.15.1 -> 2.15.0)."""
         try:

@@ -134,7 +134,9 @@ def _for_driver(
     def made(row: TfRelease, why: list[str], driver_upgrade: str | None) -> Recommendation:
         return Recommendation(
             row,
-            facts.with_target_pip(facts.install_command(row, snapshot), snapshot),
+            facts.with_target_pip(
+                facts.install_command(row, snapshot, matrix.linux_wheel_pip(row)), snapshot
+            ),
             (*reasons, *why),
             driver_upgrade=driver_upgrade,
             python_upgrade=python_upgrade,

@@ -103,6 +103,8 @@ class TargetInfo:
     installer: str | None = None
     """What installs packages into it: ``pip`` (it has pip), ``uv`` (uv made it and it has no
     pip: ``uv pip install --python ...``); ``None``: neither, or not recorded."""
+    pip_version: str | None = None
+    """Its pip's version (an old pip cannot see newer wheels' platform tags)."""
 
 
 @dataclass(frozen=True)

@@ -272,8 +272,36 @@ def driver_supports(driver: str, need: str | None) -> bool:
     return need is None or version_at_least(driver, need)
 
 
-def install_command(row: TfRelease, snapshot: Snapshot) -> str:
-    """The pip command that installs this release with its CUDA libraries where pip can."""
+def install_command(row: TfRelease, snapshot: Snapshot, pip_needed: str | None = None) -> str:
+    """The pip command that installs this release with its CUDA libraries where pip can; first
+    an upgrade of pip where the target's is older than ``pip_needed`` (the oldest pip that sees
+    the release's Linux wheel: Python 3.6's own pip 18.1 finds no manylinux2010 wheel)."""
+    first = ""
+    have = snapshot.target.pip_version
+    if pip_needed and have and snapshot.system.os == "Linux":
+        try:
+            if Version(have) < Version(pip_needed):
+                first = f'pip install --upgrade "{_newest_pip(snapshot.system.python_version)}" && '
+        except InvalidVersion:
+            pass
+    return first + _install_command(row, snapshot)
+
+
+# The last pip release for each Python pip dropped (pip's release notes: 21.0 dropped 2.7 and 3.5,
+# 22.0 dropped 3.6, 24.1 dropped 3.7, 25.1 dropped 3.8). Named explicitly: an old pip reading an
+# index without Requires-Python data would otherwise pick a pip that refuses to run.
+_LAST_PIP = {(2, 7): "pip<21", (3, 5): "pip<21", (3, 6): "pip<22", (3, 7): "pip<24.1", (3, 8): "pip<25.1"}
+
+
+def _newest_pip(python: str | None) -> str:
+    try:
+        minor = Version(python or "").release[:2]
+    except InvalidVersion:
+        return "pip"
+    return _LAST_PIP.get((minor[0], minor[1]) if len(minor) > 1 else (0, 0), "pip")
+
+
+def _install_command(row: TfRelease, snapshot: Snapshot) -> str:
     series = f"{row.minor[0]}.{row.minor[1]}.*"
     # TensorFlow 2.0's GPU build was the separate tensorflow-gpu package (2.1 merged them).
     name = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"

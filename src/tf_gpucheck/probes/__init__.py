@@ -114,6 +114,7 @@ def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
         user_site=facts.user_site,
         error=facts.error,
         installer=facts.installer,
+        pip_version=facts.pip_version,
     )
 
 

@@ -52,6 +52,10 @@ class InterpreterFacts:
     installer: str | None = None
     """``pip`` when the environment has pip, ``uv`` when uv made it without pip, else ``None``."""
 
+    @property
+    def pip_version(self) -> str | None:
+        return next((d.version for d in self.distributions if d.name == "pip"), None)
+
 
 _VERSION = re.compile(r"\bPython (\d+\.\d+(?:\.\d+)?\S*)")
 
