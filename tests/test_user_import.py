@@ -1,0 +1,279 @@
+"""The import the user's program really gets, on real virtual environments built here.
+
+Each environment is a real venv (no TensorFlow is installed: a package folder and its
+``.dist-info`` are what ``import`` finds and pip leaves behind, and all gpucheck reads); the
+TensorFlow and Keras metadata are real wheels' (tests/data/metadata). Each test asserts doctor's
+first cause and its first fix, and where the fix installs something, that pip's own resolver
+picks what the fix says (``--dry-run``, when the package index answers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_target import base_python, make_venv, pyenv_python, site_packages
+
+METADATA = Path(__file__).resolve().parent / "data" / "metadata"
+
+
+def install_fake(site: Path, name: str, version: str, metadata: str | None = None) -> None:
+    """A package folder ``name/__init__.py`` and its dist-info, as pip leaves them."""
+    package = name.replace("-", "_")
+    (site / package).mkdir(parents=True, exist_ok=True)
+    (site / package / "__init__.py").write_text("")
+    info = site / f"{package}-{version}.dist-info"
+    info.mkdir()
+    text = metadata or f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    (info / "METADATA").write_text(text + "\n")
+    (info / "RECORD").write_text(f"{package}/__init__.py,,\n")
+    (info / "top_level.txt").write_text(package + "\n")
+
+
+def tf221_venv(where: Path) -> Path:
+    """A venv with TensorFlow 2.21.0 and Keras 3.15.1 as their real metadata declare them, and
+    the packages they require at versions that satisfy them."""
+    python = make_venv(where, base_python())
+    site = site_packages(python)
+    install_fake(
+        site, "tensorflow", "2.21.0", (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+    )
+    install_fake(site, "keras", "3.15.1", (METADATA / "keras-3.15.1.METADATA").read_text())
+    for name, version in (
+        ("absl-py", "2.3.1"), ("astunparse", "1.6.3"), ("flatbuffers", "25.9.23"),
+        ("gast", "0.6.0"), ("google-pasta", "0.2.0"), ("libclang", "18.1.1"),
+        ("opt-einsum", "3.4.0"), ("packaging", "25.0"), ("protobuf", "6.31.1"),
+        ("requests", "2.32.5"), ("setuptools", "80.9.0"), ("six", "1.17.0"),
+        ("termcolor", "3.1.0"), ("typing-extensions", "4.15.0"), ("wrapt", "1.17.3"),
+        ("grpcio", "1.75.0"), ("numpy", "2.3.3"), ("h5py", "3.14.0"), ("ml-dtypes", "0.5.3"),
+        ("rich", "14.1.0"), ("namex", "0.1.0"), ("optree", "0.17.0"),
+    ):  # fmt: skip
+        install_fake(site, name, version)
+    return python
+
+
+def doctor(run_cli: Any, python: Path, *args: str) -> dict[str, Any]:
+    result = run_cli(["doctor", "--no-tf", "--allow-cpu", "--json", "--python", str(python), *args])
+    assert result.exit_code in (0, 1), result.stderr
+    data: dict[str, Any] = result.json()
+    return data
+
+
+def first(data: dict[str, Any]) -> tuple[str, str]:
+    fix = data["first_fix"]
+    return fix["cause"], fix["fix"] or ""
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No PYTHONPATH, Keras variables or keras.json of the machine running the tests."""
+    for name in ("PYTHONPATH", "KERAS_BACKEND", "TF_USE_LEGACY_KERAS", "VIRTUAL_ENV"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras-home"))
+    return tmp_path
+
+
+def test_a_healthy_environment_has_nothing_in_the_way(run_cli: Any, clean_env: Path) -> None:
+    python = tf221_venv(clean_env / "ok")
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    checks = {f["check"]: f for f in data["findings"]}
+    assert checks["user_import"]["status"] == "ok"
+    assert checks["tf_requirements"]["status"] == "ok", checks["tf_requirements"]
+    assert checks["keras_backend"]["status"] == "ok"
+    assert data["first_fix"]["cause"] != "module_shadowed"
+
+
+def test_a_tensorflow_py_in_the_users_folder(
+    run_cli: Any, clean_env: Path, monkeypatch: Any
+) -> None:
+    python = tf221_venv(clean_env / "venv")
+    project = clean_env / "project"
+    project.mkdir()
+    (project / "tensorflow.py").write_text("import tensorflow as tf\nprint(tf.config)\n")
+    cause, fix = first(doctor(run_cli, python, "--cwd", str(project)))
+    assert cause == "module_shadowed"
+    assert str(project / "tensorflow.py") in fix
+    # by default the folder is the one doctor runs in
+    monkeypatch.chdir(project)
+    assert first(doctor(run_cli, python))[0] == "module_shadowed"
+    # and the environment alone is fine
+    monkeypatch.chdir(clean_env)
+    assert first(doctor(run_cli, python))[0] != "module_shadowed"
+
+
+def test_a_tensorflow_folder_on_pythonpath(run_cli: Any, clean_env: Path, monkeypatch: Any) -> None:
+    python = tf221_venv(clean_env / "venv")
+    shadow = clean_env / "checkout"
+    (shadow / "tensorflow").mkdir(parents=True)
+    (shadow / "tensorflow" / "__init__.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", str(shadow))
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    cause, fix = first(data)
+    assert cause == "module_shadowed"
+    assert str(shadow / "tensorflow") in data["first_fix"]["summary"]
+    assert str(shadow / "tensorflow") in fix
+    assert "PYTHONPATH" in data["first_fix"]["summary"]
+
+
+def test_pythonpath_bringing_another_environments_tensorflow(
+    run_cli: Any, clean_env: Path, monkeypatch: Any
+) -> None:
+    python = tf221_venv(clean_env / "venv")
+    other = make_venv(clean_env / "other", base_python())
+    install_fake(site_packages(other), "tensorflow", "2.15.1")
+    monkeypatch.setenv("PYTHONPATH", str(site_packages(other)))
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    cause, fix = first(data)
+    assert cause == "pythonpath_foreign"
+    assert fix.startswith("unset PYTHONPATH")
+    assert "tensorflow" in data["first_fix"]["summary"]
+    assert str(site_packages(other)) in data["first_fix"]["summary"]
+
+
+def test_keras_backend_naming_a_missing_backend(
+    run_cli: Any, clean_env: Path, monkeypatch: Any
+) -> None:
+    python = tf221_venv(clean_env / "venv")
+    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
+    assert cause == "keras_backend_missing"
+    assert fix.startswith("unset KERAS_BACKEND")
+    monkeypatch.delenv("KERAS_BACKEND")
+    home = clean_env / "keras-home"
+    home.mkdir()
+    (home / "keras.json").write_text(json.dumps({"backend": "torch", "floatx": "float32"}))
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    cause, fix = first(data)
+    assert cause == "keras_backend_missing"
+    assert str(home / "keras.json") in fix
+
+
+def test_protobuf_older_than_tensorflow_declares(run_cli: Any, clean_env: Path) -> None:
+    python = tf221_venv(clean_env / "venv")
+    site = site_packages(python)
+    shutil.rmtree(site / "protobuf-6.31.1.dist-info")
+    install_fake(site, "protobuf", "5.29.6")
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    cause, fix = first(data)
+    assert cause == "protobuf_incompatible"
+    assert "protobuf 5.29.6" in data["first_fix"]["summary"]
+    assert fix == f'{python} -m pip install "protobuf<8.0.0,>=6.31.1"'
+    assert_pip_resolves(fix, "protobuf", lambda v: int(v.split(".")[0]) >= 6)
+
+
+def test_numpy_2_under_a_numpy_1_build(run_cli: Any, clean_env: Path) -> None:
+    python = make_venv(clean_env / "venv", base_python())
+    site = site_packages(python)
+    install_fake(
+        site,
+        "tensorflow",
+        "2.15.1",
+        "Metadata-Version: 2.1\nName: tensorflow\nVersion: 2.15.1\nRequires-Dist: numpy (<2.0.0,>=1.23.5)",
+    )
+    install_fake(site, "numpy", "2.0.2")
+    cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
+    assert cause == "numpy_incompatible"
+    assert fix == f'{python} -m pip install "numpy<2.0.0,>=1.23.5"'
+
+
+def test_tensorflow_in_the_user_site_gets_user_installs(
+    run_cli: Any, clean_env: Path, monkeypatch: Any
+) -> None:
+    python = base_python()
+    user_base = clean_env / "userbase"
+    monkeypatch.setenv("PYTHONUSERBASE", str(user_base))
+    user_site = subprocess.run(
+        [python, "-c", "import site; print(site.getusersitepackages())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONUSERBASE": str(user_base)},
+    ).stdout.strip()
+    install_fake(Path(user_site), "tensorflow", "2.15.1")
+    data = doctor(run_cli, Path(python), "--cwd", str(clean_env))
+    tf = next(d for d in data["findings"] if d["check"] == "tf_install")
+    assert tf["status"] in ("ok", "warn", "fail")
+    fixes = [f["fix"] for f in data["findings"] if f["fix"] and "pip install" in f["fix"]]
+    assert fixes, data["findings"]
+    assert all(" install --user " in f for f in fixes), fixes
+
+
+def test_python_36_upgrades_its_pip_first(run_cli: Any, clean_env: Path) -> None:
+    python36 = pyenv_python("3.6")
+    venv = clean_env / "py36"
+    subprocess.run([python36, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
+    assert cause == "tf_not_installed"
+    assert fix.startswith(f'{python} -m pip install --upgrade "pip<22" && ')
+    assert '"tensorflow==2.6.*"' in fix  # the newest release for Python 3.6
+    # the printed upgrade, run as printed, gives a pip that sees that release
+    upgrade = fix.split(" && ")[0]
+    done = subprocess.run(upgrade, shell=True, capture_output=True, text=True, check=False)
+    if done.returncode != 0 and "No matching distribution" in done.stderr + done.stdout:
+        pytest.skip("the package index did not answer")
+    assert done.returncode == 0, done.stderr[-2000:]
+    listed = subprocess.run(
+        [str(python), "-m", "pip", "index", "versions", "tensorflow"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "2.6.2" in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_an_interpreter_that_is_not_python_gets_no_pip_fix(run_cli: Any, clean_env: Path) -> None:
+    result = run_cli(["doctor", "--no-tf", "--json", "--python", "/bin/true"])
+    data = result.json()
+    assert data["first_fix"]["cause"] == "python_unusable"
+    assert not any("-m pip" in (f["fix"] or "") for f in data["findings"])
+
+
+def test_a_venv_whose_base_python_is_gone(run_cli: Any, clean_env: Path) -> None:
+    base = Path(sys.base_prefix)
+    copy = clean_env / "base"
+    shutil.copytree(base, copy, symlinks=True)
+    exe = next(p for p in (copy / "bin").glob("python3.*") if p.name[-1].isdigit())
+    venv = clean_env / "venv"
+    subprocess.run([str(exe), "-m", "venv", "--without-pip", str(venv)], check=True)
+    shutil.rmtree(copy)
+    result = run_cli(["doctor", "--no-tf", "--json", "--python", str(venv / "bin" / "python")])
+    data = result.json()
+    assert result.exit_code == 1
+    fix = data["first_fix"]
+    assert fix["cause"] == "python_unusable"
+    assert "broken virtual environment" in fix["summary"]
+    assert fix["fix"].startswith(f"python3 -m venv --clear {venv}")
+
+
+def assert_pip_resolves(fix: str, name: str, accept: Any) -> None:
+    """Run the fix's pip install with pip's own resolver (--dry-run --report, no deps): it must
+    pick a version of ``name`` that ``accept`` takes. Skipped where the index does not answer."""
+    import shlex
+
+    words = shlex.split(fix.split("#", maxsplit=1)[0])
+    requirement = words[-1]
+    report = subprocess.run(
+        [
+            sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--no-deps",
+            "--ignore-installed", "--report", "-", requirement,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )  # fmt: skip
+    if report.returncode != 0:
+        if "No matching distribution" in report.stderr or "Could not" in report.stderr:
+            pytest.skip(f"the package index did not answer: {report.stderr[-300:]}")
+        raise AssertionError(report.stderr[-2000:])
+    chosen = json.loads(report.stdout)["install"][0]["metadata"]
+    assert chosen["name"].lower() == name
+    assert accept(chosen["version"]), chosen["version"]
