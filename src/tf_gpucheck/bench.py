@@ -256,18 +256,22 @@ def fingerprint(snapshot: Snapshot, backends: dict[str, dict[str, Any]]) -> dict
 
 
 def gpu_unavailable_reason(snapshot: Snapshot) -> str | None:
-    """Doctor's one-line reason when no GPU is visible (None when one is): shown instead of GPU figures."""
+    """Doctor's first cause when TensorFlow cannot use a GPU here (None when it can): shown
+    instead of GPU figures. The whole diagnosis, not only the driver: a CPU-only TensorFlow
+    build or a missing TensorFlow is the reason before any driver."""
     from tf_gpucheck.checks import run_checks
-    from tf_gpucheck.checks.facts import visible_gpus
+    from tf_gpucheck.checks.diagnosis import EXPLAINS
+    from tf_gpucheck.checks.facts import rerun, visible_gpus
     from tf_gpucheck.matrix import load_matrix
 
-    if visible_gpus(snapshot)[0]:
-        return None
-    report = run_checks(
-        snapshot, load_matrix(), checks=["platform", "nvidia_driver", "gpu_visibility"]
-    )
+    report = run_checks(snapshot, load_matrix())
     first = report.first_fix
-    return first.summary if first else "no GPU is visible"
+    no_gpu = EXPLAINS["gpu_required"]
+    if visible_gpus(snapshot)[0] and (first is None or first.cause not in no_gpu):
+        return None
+    if first is None:
+        return "no GPU is visible"
+    return f"{first.summary} [{first.cause}]; the fix: {rerun(snapshot, 'doctor')}"
 
 
 _NEEDS = {"tensorflow": ("tensorflow",), "jax": ("jax", "jaxlib"), "torch": ("torch",)}

@@ -156,6 +156,15 @@ def shell_quote(path: str, *, windows: bool = False) -> str:
     return shlex.quote(path)
 
 
+def rerun(python_executable: str, chosen_by: str, *args: str, windows: bool = False) -> str:
+    """``gpucheck <args>`` for the same environment: ``--python`` kept where it chose the
+    target (a re-run hint that dropped it would diagnose another environment)."""
+    words = ["gpucheck", *args]
+    if chosen_by == "python_flag" and python_executable:
+        words[2:2] = ["--python", shell_quote(python_executable, windows=windows)]
+    return " ".join(words)
+
+
 def describe(python_executable: str, prefix: str | None, chosen_by: str) -> str:
     """The header line every command prints: ``diagnosing <prefix> (<why>)``."""
     where = prefix or python_executable or "an unknown interpreter"

@@ -290,7 +290,13 @@ def install_command(row: TfRelease, snapshot: Snapshot, pip_needed: str | None =
 # The last pip release for each Python pip dropped (pip's release notes: 21.0 dropped 2.7 and 3.5,
 # 22.0 dropped 3.6, 24.1 dropped 3.7, 25.1 dropped 3.8). Named explicitly: an old pip reading an
 # index without Requires-Python data would otherwise pick a pip that refuses to run.
-_LAST_PIP = {(2, 7): "pip<21", (3, 5): "pip<21", (3, 6): "pip<22", (3, 7): "pip<24.1", (3, 8): "pip<25.1"}
+_LAST_PIP = {
+    (2, 7): "pip<21",
+    (3, 5): "pip<21",
+    (3, 6): "pip<22",
+    (3, 7): "pip<24.1",
+    (3, 8): "pip<25.1",
+}
 
 
 def _newest_pip(python: str | None) -> str:
@@ -323,6 +329,16 @@ def isolated_tool_environment(prefix: str | None) -> bool:
 
 # a `pip install`/`pip uninstall` wherever a fix says it, but not the one in `python -m pip`
 _PIP = re.compile(r"(?<!-m )(?<![\w./\\-])pip (install|uninstall)\b")
+
+
+def rerun(snapshot: Snapshot, *args: str) -> str:
+    """A gpucheck command for the same target (``--python`` kept where it chose it)."""
+    from tf_gpucheck.target import rerun as command
+
+    target = snapshot.target
+    return command(
+        target.python_executable, target.chosen_by, *args, windows=snapshot.system.os == "Windows"
+    )
 
 
 def with_target_pip(command: str, snapshot: Snapshot) -> str:

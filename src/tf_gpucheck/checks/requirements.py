@@ -131,7 +131,8 @@ def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) ->
                     "require_gpus",
                     "gpu_required",
                     f"a GPU is required and {none}",
-                    fix="gpucheck doctor --verbose  # the failing checks above say why",
+                    fix=facts.rerun(snapshot, "doctor", "--verbose")
+                    + "  # the failing checks above say why",
                 )
             )
         else:

@@ -163,7 +163,7 @@ def _verdict(report: BenchReport) -> RenderableType:
     if report.gpu_reason is not None and "gpu" in report.plan.devices:
         parts.append(
             Text(
-                "no GPU speedup: the GPU did not run; `gpucheck doctor` gives the fix. "
+                f"no GPU speedup: the GPU did not run ({report.gpu_reason}). "
                 "The CPU figures stand on their own.",
                 style="muted",
             )

@@ -111,10 +111,11 @@ def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> s
     return f"no TensorFlow release in gpucheck's table ships kernels for compute capability {capability}"
 
 
-_FIND_WHY = (
-    "run your program with TF_CPP_MIN_LOG_LEVEL=0 and read its log with gpucheck explain "
-    "(or add it here: gpucheck doctor --log FILE)"
-)
+def _find_why(snapshot: Snapshot) -> str:
+    return (
+        "run your program with TF_CPP_MIN_LOG_LEVEL=0 and read its log with gpucheck explain "
+        f"(or add it here: {facts.rerun(snapshot, 'doctor', '--log', 'FILE')})"
+    )
 
 
 @check("tf_gpus", "TensorFlow sees every visible GPU", gpu=True)
@@ -132,7 +133,7 @@ def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "tf_sees_fewer_gpus",
                 "TensorFlow's log shows a GPU, but TensorFlow created no GPU device",
                 "The driver did not list the GPU to gpucheck; TensorFlow's own log did.",
-                _FIND_WHY,
+                _find_why(snapshot),
             )
         return skip("tf_gpus", "no GPU is visible to compare with")
     if len(seen) >= len(visible):
@@ -152,5 +153,5 @@ def tf_gpus(snapshot: Snapshot, matrix: Matrix) -> Finding:
         "tf_sees_fewer_gpus",
         f"the driver shows {len(visible)} GPU(s), TensorFlow sees {len(seen)}",
         details,
-        _FIND_WHY,
+        _find_why(snapshot),
     )

@@ -276,7 +276,8 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "tf_probe_timeout",
             tf.error or "TensorFlow did not finish starting",
             f"Last log lines:\n{log_tail}",
-            "gpucheck doctor --timeout 600  # or look for a hung driver in dmesg",
+            facts.rerun(snapshot, "doctor", "--timeout", "600")
+            + "  # or look for a hung driver in dmesg",
         )
     if tf.returncode is not None and tf.returncode < 0:
         if tf.returncode == -4:  # SIGILL
