@@ -145,6 +145,8 @@ def test_keras_backend_naming_a_missing_backend(
     cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
     assert cause == "keras_backend_missing"
     assert fix.startswith("unset KERAS_BACKEND")
+    monkeypatch.setenv("KERAS_BACKEND", "")  # set but empty: Keras reads keras.json
+    assert first(doctor(run_cli, python, "--cwd", str(clean_env)))[0] != "keras_backend_missing"
     monkeypatch.delenv("KERAS_BACKEND")
     home = clean_env / "keras-home"
     home.mkdir()
@@ -277,3 +279,36 @@ def assert_pip_resolves(fix: str, name: str, accept: Any) -> None:
     chosen = json.loads(report.stdout)["install"][0]["metadata"]
     assert chosen["name"].lower() == name
     assert accept(chosen["version"]), chosen["version"]
+
+
+def test_re_run_hints_keep_the_python_that_chose_the_target() -> None:
+    import dataclasses
+
+    from tests.conftest import scenario
+    from tf_gpucheck.checks import facts
+
+    snapshot = scenario("two-a100")
+    chosen = dataclasses.replace(
+        snapshot,
+        target=dataclasses.replace(
+            snapshot.target, python_executable="/srv/my env/bin/python", chosen_by="python_flag"
+        ),
+    )
+    assert facts.rerun(chosen, "doctor", "--timeout", "600") == (
+        "gpucheck doctor --python '/srv/my env/bin/python' --timeout 600"
+    )
+    active = dataclasses.replace(
+        snapshot, target=dataclasses.replace(snapshot.target, chosen_by="virtual_env")
+    )
+    assert facts.rerun(active, "doctor", "--verbose") == "gpucheck doctor --verbose"
+
+
+def test_bench_names_doctors_first_cause_for_a_cpu_only_build() -> None:
+    from tests.conftest import scenario
+    from tf_gpucheck import bench
+
+    reason = bench.gpu_unavailable_reason(scenario("tf-cpu-build"))
+    assert reason is not None
+    assert "[tf_cpu_only_build]" in reason
+    assert "no NVIDIA driver" not in reason.split("[")[0]
+    assert bench.gpu_unavailable_reason(scenario("two-a100")) is None

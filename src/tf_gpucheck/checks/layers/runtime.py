@@ -135,9 +135,9 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
     keras_version = snapshot.packages.keras
     if keras_version is None or minor_version(keras_version)[0] < 3:
         return skip("keras_backend", "Keras 3 is not installed (only Keras 3 reads KERAS_BACKEND)")
-    if "KERAS_BACKEND" in imports.env:
+    if imports.env.get("KERAS_BACKEND"):  # set but empty, Keras reads keras.json (config.py)
         backend, said = imports.env["KERAS_BACKEND"], "KERAS_BACKEND"
-        undo = "unset KERAS_BACKEND  # Keras then uses its default, TensorFlow"
+        undo = "unset KERAS_BACKEND"
     elif imports.keras_config_backend:
         backend, said = imports.keras_config_backend, f"{imports.keras_config}"
         undo = f'set "backend": "tensorflow" in {imports.keras_config}'
@@ -164,7 +164,7 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"{said} asks Keras for the {backend} backend, but {needs} is not installed: "
             "`import keras` and tf.keras fail",
             f"Keras 3 reads the backend from KERAS_BACKEND, else from keras.json ({said}).",
-            f"{undo}  # or install {needs}",
+            f"{undo}  # Keras then uses TensorFlow; or install {needs}",
         )
     if backend != "tensorflow":
         return info(

@@ -1,0 +1,128 @@
+"""Real environments of the kinds people have: doctor's first cause, and whether its fix works.
+
+    python benchmarks/environments.py
+
+Builds each environment of tests/test_user_import.py in a temporary folder (real venvs; the
+TensorFlow and Keras metadata are real wheels'), runs `gpucheck doctor --no-tf --json` on it in a
+subprocess, as a user would, with the folder and variables that environment is about, and
+prints a table: environment, the cause expected, doctor's first cause, its fix, and whether the
+fix was verified (an install fix resolved by pip's own resolver with --dry-run; a re-run after
+applying a non-install fix such as renaming the file or unsetting the variable).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.test_target import base_python, make_venv, site_packages
+from tests.test_user_import import install_fake, tf221_venv
+
+Env = tuple[str, str, Path, dict[str, str], Path]
+"""(name, expected cause, python, extra environment variables, folder to run from)"""
+
+
+def doctor(python: Path, env: dict[str, str], cwd: Path) -> dict[str, object]:
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--allow-cpu", "--json",
+         "--python", str(python), "--cwd", str(cwd)],
+        capture_output=True, text=True, check=False, env={**os.environ, **env},
+    )  # fmt: skip
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def dry_run(fix: str) -> bool:
+    requirement = shlex.split(fix.split("#", maxsplit=1)[0])[-1]
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--no-deps",
+         "--ignore-installed", "--report", "-", requirement],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return result.returncode == 0
+
+
+def build(root: Path) -> list[tuple[Env, Callable[[Env], bool]]]:
+    clean = {"KERAS_HOME": str(root / "keras-home"), "PYTHONPATH": "", "KERAS_BACKEND": ""}
+    out: list[tuple[Env, Callable[[Env], bool]]] = []
+
+    def rerun_after(change: Callable[[Env], Env]) -> Callable[[Env], bool]:
+        def verify(env: Env) -> bool:
+            _name, _cause, python, variables, cwd = change(env)
+            first = doctor(python, variables, cwd)["first_fix"]
+            return not isinstance(first, dict) or first.get("cause") != env[1]
+
+        return verify
+
+    ok = tf221_venv(root / "ok")
+    out.append((("healthy TF 2.21", "-", ok, clean, root), lambda env: True))
+
+    project = root / "project"
+    project.mkdir()
+    (project / "tensorflow.py").write_text("import tensorflow as tf\n")
+
+    def renamed(env: Env) -> Env:
+        (project / "tensorflow.py").rename(project / "tensorflow_renamed.py")
+        return env
+
+    out.append((("tensorflow.py in the folder", "module_shadowed", ok, clean, project),
+                rerun_after(renamed)))  # fmt: skip
+
+    shadow = root / "checkout"
+    (shadow / "tensorflow").mkdir(parents=True)
+    (shadow / "tensorflow" / "__init__.py").write_text("")
+    out.append((("tensorflow/ on PYTHONPATH", "module_shadowed", ok,
+                 {**clean, "PYTHONPATH": str(shadow)}, root),
+                rerun_after(lambda env: (*env[:3], clean, env[4]))))  # fmt: skip
+
+    other = make_venv(root / "other", base_python())
+    install_fake(site_packages(other), "tensorflow", "2.15.1")
+    out.append((("another venv on PYTHONPATH", "pythonpath_foreign", ok,
+                 {**clean, "PYTHONPATH": str(site_packages(other))}, root),
+                rerun_after(lambda env: (*env[:3], clean, env[4]))))  # fmt: skip
+
+    out.append((("KERAS_BACKEND=jax, no jax", "keras_backend_missing", ok,
+                 {**clean, "KERAS_BACKEND": "jax"}, root),
+                rerun_after(lambda env: (*env[:3], clean, env[4]))))  # fmt: skip
+
+    old_protobuf = tf221_venv(root / "pb5")
+    site = site_packages(old_protobuf)
+    shutil.rmtree(site / "protobuf-6.31.1.dist-info")
+    install_fake(site, "protobuf", "5.29.6")
+    out.append((("TF 2.21 with protobuf 5", "protobuf_incompatible", old_protobuf, clean, root),
+                lambda env: dry_run(str(doctor(env[2], env[3], env[4])["first_fix"]["fix"]))))  # type: ignore[index]  # fmt: skip
+    return out
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="gpucheck-envs-") as tmp:
+        rows = []
+        for env, verify in build(Path(tmp)):
+            name, expected, python, variables, cwd = env
+            first = doctor(python, variables, cwd)["first_fix"]
+            cause = first.get("cause") if isinstance(first, dict) else None
+            fix = first.get("fix") if isinstance(first, dict) else None
+            right = cause == expected or (expected == "-" and cause not in (
+                "module_shadowed", "pythonpath_foreign", "keras_backend_missing",
+                "protobuf_incompatible"))  # fmt: skip
+            verified = verify(env) if right and expected != "-" else None
+            rows.append((name, expected, str(cause), str(fix or "")[:70], right, verified))
+    print(f"{'environment':30} {'expected':24} {'first cause':24} right  fix verified  fix")
+    for name, expected, cause, fix, right, verified in rows:
+        shown = "-" if verified is None else ("yes" if verified else "NO")
+        print(f"{name:30} {expected:24} {cause:24} {'yes' if right else 'NO':5}  {shown:12}  {fix}")
+    print(f"\nright {sum(r[4] for r in rows)} of {len(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
