@@ -312,3 +312,43 @@ def test_bench_names_doctors_first_cause_for_a_cpu_only_build() -> None:
     assert "[tf_cpu_only_build]" in reason
     assert "no NVIDIA driver" not in reason.split("[")[0]
     assert bench.gpu_unavailable_reason(scenario("two-a100")) is None
+
+
+BIG_LIBRARY = r"""
+static volatile char data[4 << 20] = {1};
+__attribute__((constructor)) static void touch(void) { data[sizeof(data) - 1] += data[0]; }
+"""
+
+
+def test_a_truncated_tensorflow_library_gets_a_reinstall(
+    run_cli: Any, clean_env: Path, tmp_path: Path
+) -> None:
+    # A real library of 4 MiB of data, cut in half as an interrupted download leaves it: the
+    # import of the package that loads it dies with SIGBUS.
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the library")
+    python = make_venv(clean_env / "venv", base_python())
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.15.1")
+    source = tmp_path / "big.c"
+    source.write_text(BIG_LIBRARY)
+    library = site / "tensorflow" / "libtensorflow_framework.so.2"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    with open(library, "r+b") as handle:
+        handle.truncate(library.stat().st_size // 2)
+    (site / "tensorflow" / "__init__.py").write_text(
+        "import ctypes, os\nctypes.CDLL(os.path.join(os.path.dirname(__file__), "
+        "'libtensorflow_framework.so.2'))\n"
+    )
+    result = run_cli(
+        ["doctor", "--json", "--allow-cpu", "--python", str(python), "--timeout", "60"]
+    )
+    data = result.json()
+    tf_import = next(f for f in data["findings"] if f["check"] == "tf_import")
+    assert tf_import["cause"] == "tf_crashed", tf_import
+    assert "SIGBUS" in tf_import["summary"] + tf_import["details"]
+    assert tf_import["fix"] == (
+        f'{python} -m pip install --force-reinstall --no-deps "tensorflow==2.15.1"'
+        "  # a truncated or corrupt file of the install"
+    )

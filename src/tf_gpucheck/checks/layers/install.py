@@ -289,13 +289,27 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 + (" ".join(snapshot.system.cpu_features) or "unknown"),
                 remedies.remedy_for("cpu_unsupported", snapshot, matrix),
             )
+        debug = (
+            f"{snapshot.target.python_executable or 'python'} -X faulthandler -c "
+            '"import tensorflow as tf; tf.config.list_physical_devices()"  # shows where it crashes'
+        )
+        if tf.returncode == -7:  # SIGBUS: a mapped file shorter than its headers say
+            return fail(
+                "tf_import",
+                "tf_crashed",
+                tf.error or "TensorFlow crashed",
+                "SIGBUS while loading TensorFlow: a library file is truncated or corrupt "
+                "(an interrupted download or install, a full disk); reinstalling replaces it.\n"
+                f"To see which file: {debug}\nLast log lines:\n{log_tail}",
+                f"pip install --force-reinstall --no-deps {facts.installed_requirement(snapshot)}"
+                "  # a truncated or corrupt file of the install",
+            )
         return fail(
             "tf_import",
             "tf_crashed",
             tf.error or "TensorFlow crashed",
             f"Last log lines:\n{log_tail}",
-            f"{snapshot.target.python_executable or 'python'} -X faulthandler -c "
-            '"import tensorflow as tf; tf.config.list_physical_devices()"  # shows where it crashes',
+            debug,
         )
     if tf.error:
         summary = " ".join(tf.error.split())  # one line: the error may span several
