@@ -145,12 +145,13 @@ def doctor(
             )
         )
     else:
-        from tf_gpucheck.render.console import make_console
+        from tf_gpucheck.render.console import emit, make_console
 
-        make_console().print(
+        emit(
+            make_console(),
             render.render_report(
                 report, verbose=verbose, header=target_header(snapshot.target, source)
-            )
+            ),
         )
     return report.exit_code
 

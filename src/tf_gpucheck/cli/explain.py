@@ -43,7 +43,7 @@ def explain(
     elif fmt == "markdown":
         sys.stdout.write(render.explanation_to_markdown(result))
     else:
-        from tf_gpucheck.render.console import make_console
+        from tf_gpucheck.render.console import emit, make_console
 
-        make_console().print(render.render_explanation(result, verbose=verbose))
+        emit(make_console(), render.render_explanation(result, verbose=verbose))
     return result.report.exit_code

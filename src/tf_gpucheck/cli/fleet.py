@@ -135,7 +135,7 @@ def fleet(
     elif fmt == "markdown":
         sys.stdout.write(render.fleet_to_markdown(report, title=f"gpucheck fleet ({__version__})"))
     else:
-        from tf_gpucheck.render.console import make_console
+        from tf_gpucheck.render.console import emit, make_console
 
-        make_console().print(render.render_fleet(report, verbose=verbose))
+        emit(make_console(), render.render_fleet(report, verbose=verbose))
     return report.exit_code

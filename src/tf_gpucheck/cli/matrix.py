@@ -45,7 +45,7 @@ def matrix(
     """The TensorFlow / Python / CUDA / cuDNN / compute capability / driver table, with its sources."""
     from tf_gpucheck.matrix import load_matrix
     from tf_gpucheck.render import matrix as render
-    from tf_gpucheck.render.console import make_console
+    from tf_gpucheck.render.console import emit, make_console
 
     table = load_matrix(matrix_file)
     if recommend:
@@ -60,7 +60,7 @@ def matrix(
 
             console = make_console()
             console.print(target_header(snapshot.target, source))
-            console.print(render.render_recommendation(rec))
+            emit(console, render.render_recommendation(rec))
         return
     rows = table.select(tf=tf, cuda=cuda)
     if not rows:

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from tf_gpucheck._codec import to_data
 from tf_gpucheck.checks import Report, Status
+from tf_gpucheck.render.console import Command
 from tf_gpucheck.render.format import text
 from tf_gpucheck.snapshot import NodeInfo
 
@@ -27,15 +28,23 @@ def render_report(
     report: Report, *, verbose: bool = False, header: RenderableType | None = None
 ) -> RenderableType:
     """The verdict first (CI logs show the first line), then ``header`` (which environment),
-    then one row per check."""
+    then one row per check; with ``verbose``, each check's evidence and fix (a fix on a line of
+    its own, whole: see :class:`~tf_gpucheck.render.console.Command`)."""
     parts: list[RenderableType] = [render_verdict(report)]
     if header is not None:
         parts.append(header)
     parts += [Text(f"note: {note}", style="muted") for note in report.notes]
-    table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True)
-    table.add_column(no_wrap=True, style="muted")
-    table.add_column(overflow="fold")
+    parts.append(Text(""))
+    width = max((len(f.check) for f in report.findings), default=8)
+
+    def grid() -> Table:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True, style="muted", min_width=width)
+        table.add_column(overflow="fold")
+        return table
+
+    table = grid()
     for finding in report.findings:
         label, style = MARKS[finding.status]
         table.add_row(Text(f"[{label:>4}]", style=style), finding.check, text(finding.summary))
@@ -45,8 +54,11 @@ def render_report(
             for line in finding.details.splitlines():
                 table.add_row("", "", Text(line, style="muted"))
             if finding.fix and finding.status not in (Status.OK, Status.SKIP):
-                table.add_row("", "", Text(f"fix: {finding.fix}"))
-    parts += [Text(""), table]
+                parts.append(table)
+                parts.append(Command(finding.fix, "fix: ", indent=width + 8))
+                table = grid()
+    if table.row_count:
+        parts.append(table)
     if not verbose:
         parts.append(Text("\nevidence for every check: gpucheck doctor --verbose", style="muted"))
     return Group(*parts)
@@ -74,9 +86,7 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     if first.cause:
         lines.append(Text(f"cause: {first.cause} (check {first.check})", style="muted"))
     if first.fix:
-        fix = Text("first fix: ", style="heading")
-        fix.append(first.fix)
-        lines.append(fix)
+        lines.append(Command(first.fix, "first fix: "))
     others = [
         c
         for c in report.causes

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from tf_gpucheck.fleet import NO_ANSWER, UNREADABLE, FleetReport, Group
 from tf_gpucheck.fleet.hostlist import compact
+from tf_gpucheck.render.console import Command
 from tf_gpucheck.render.format import human_bytes, text
 
 FLEET_SCHEMA_VERSION = 1
@@ -42,16 +43,21 @@ def _group_title(group: Group) -> str:
     return "every check passed"
 
 
+def _groups_grid() -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True, min_width=10)
+    table.add_column(justify="right", no_wrap=True, min_width=3)
+    table.add_column(overflow="fold")
+    return table
+
+
 def render_fleet(report: FleetReport, *, verbose: bool = False) -> RenderableType:
     verdict = report.verdict
     head = Text()
     head.append(verdict.upper(), style=STYLES[verdict])
     head.append(f"  {_counts(report)}")
     parts: list[RenderableType] = [head, Text("")]
-    groups = Table.grid(padding=(0, 1))
-    groups.add_column(no_wrap=True)
-    groups.add_column(justify="right", no_wrap=True)
-    groups.add_column(overflow="fold")
+    groups = _groups_grid()
     for group in report.groups:
         groups.add_row(
             Text(LABELS[group.status], style=STYLES[group.status]),
@@ -62,7 +68,9 @@ def render_fleet(report: FleetReport, *, verbose: bool = False) -> RenderableTyp
         if group.summary:
             groups.add_row("", "", text(group.summary))
         if group.fix:
-            groups.add_row("", "", Text(f"fix: {group.fix}"))
+            parts.append(groups)
+            parts.append(Command(group.fix, "fix: ", indent=14))
+            groups = _groups_grid()
         if group.status in (NO_ANSWER, UNREADABLE):
             for node in report.nodes:
                 if node.name in group.nodes:

@@ -11,6 +11,7 @@ from rich.text import Text
 from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.recommend import Recommendation
+from tf_gpucheck.render.console import Command
 from tf_gpucheck.render.format import text
 
 
@@ -102,7 +103,7 @@ def render_recommendation(rec: Recommendation) -> RenderableType:
             Text("No TensorFlow release will use this machine's GPU as it is.", style="fail")
         )
     if rec.command:
-        lines.append(Text(f"  {rec.command}"))
+        lines.append(Command(rec.command, indent=2))
     if rec.driver_upgrade:
         lines.append(Text(f"NVIDIA driver: install {rec.driver_upgrade} or newer", style="warn"))
     if rec.python_upgrade:
