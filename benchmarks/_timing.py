@@ -38,7 +38,10 @@ def gpucheck_command() -> list[str]:
 
 
 def time_command(label: str, argv: Sequence[str], repeats: int, warmup: int = 1) -> Timing:
-    env = dict(os.environ, NO_COLOR="1")
+    # as installed: pip writes .pyc files at install time, so bytecode caches are allowed here
+    # even where the shell forbids them (PYTHONDONTWRITEBYTECODE), and the warm-up writes them
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["NO_COLOR"] = "1"
     for _ in range(warmup):  # page cache, .pyc files
         subprocess.run(argv, capture_output=True, check=False, env=env)
     samples = []
