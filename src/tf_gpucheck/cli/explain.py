@@ -22,8 +22,22 @@ def explain(
         bool, typer.Option("--verbose", "-v", help="Also list the harmless and good lines.")
     ] = False,
     matrix_file: MatrixOption = None,
+    cause: Annotated[
+        str | None,
+        typer.Option(
+            "--cause",
+            metavar="CODE",
+            help="Print what a cause code means, how to confirm it, its fix per platform, the "
+            "messages that point to it and the sources.",
+        ),
+    ] = None,
+    list_causes: Annotated[
+        bool, typer.Option("--list", help="List every cause code with its title.")
+    ] = False,
 ) -> int:
-    """Explain a log or pasted report (FILE, or - for standard input, the default): every recognised line, the ranked causes, the fix. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
+    """Explain a log or pasted report (FILE, or - for standard input, the default): every recognised line, the ranked causes, the fix, similar solved reports. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
+    if cause is not None or list_causes:
+        return _causes(cause, json_output or output_format == "json")
     from tf_gpucheck._textfile import read_text
     from tf_gpucheck.explain import explain as explain_text
     from tf_gpucheck.matrix import load_matrix
@@ -47,3 +61,26 @@ def explain(
 
         emit(make_console(), render.render_explanation(result, verbose=verbose))
     return result.report.exit_code
+
+
+def _causes(code: str | None, as_json: bool) -> int:
+    from tf_gpucheck.checks import causedocs
+    from tf_gpucheck.render import causes as render
+
+    if code is None:
+        docs = list(causedocs.load().values())
+        if as_json:
+            sys.stdout.write(render.causes_to_json(docs))
+        else:
+            from tf_gpucheck.render.console import emit, make_console
+
+            emit(make_console(), render.render_cause_list(docs))
+        return 0
+    doc = causedocs.doc(code)
+    if as_json:
+        sys.stdout.write(render.cause_to_json(doc, causedocs.messages(code)))
+    else:
+        from tf_gpucheck.render.console import emit, make_console
+
+        emit(make_console(), render.render_cause(doc, causedocs.messages(code)))
+    return 0

@@ -84,7 +84,13 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     head.append(f"  {first.summary}")
     lines: list[RenderableType] = [head]
     if first.cause:
-        lines.append(Text(f"cause: {first.cause} (check {first.check})", style="muted"))
+        lines.append(
+            Text(
+                f"cause: {first.cause} (check {first.check}; more: gpucheck explain --cause "
+                f"{first.cause})",
+                style="muted",
+            )
+        )
     if first.fix:
         lines.append(Command(first.fix, "first fix: "))
     others = [

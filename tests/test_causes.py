@@ -1,0 +1,70 @@
+"""Every cause code is documented from knowledge/causes.yaml, and the README's table is made from it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tf_gpucheck import similar
+from tf_gpucheck.checks import causedocs, logrules
+from tf_gpucheck.checks.diagnosis import DEPTH, EXPLAINS, SYMPTOMS
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = causedocs.load()
+
+
+def used_codes() -> set[str]:
+    layers = ROOT / "src" / "tf_gpucheck" / "checks"
+    source = "\n".join(p.read_text() for p in layers.rglob("*.py"))
+    codes = set(re.findall(r'(?:fail|warn|info)\(\s*"[a-z_]+",\s*"([a-z_]+)"', source))
+    codes |= set(DEPTH) | set(SYMPTOMS)
+    codes |= {code for causes in EXPLAINS.values() for code in causes}
+    codes |= {rule.cause for rule in logrules.load() if rule.cause}
+    codes |= {r.cause for r in similar.load_reports() if r.cause}
+    return codes | {"log_actionable", "check_crashed"}
+
+
+def test_every_code_in_use_is_documented() -> None:
+    missing = sorted(used_codes() - set(DOCS))
+    assert missing == []
+
+
+@pytest.mark.parametrize("code", sorted(DOCS))
+def test_every_entry_is_complete(code: str) -> None:
+    doc = DOCS[code]
+    assert doc.title.strip()
+    assert len(doc.meaning) > 40
+    assert doc.confirm
+    assert doc.fix
+    assert doc.sources
+    assert all(re.match(r"https?://\S+$", source) for source in doc.sources), doc.sources
+    assert all("\n" not in step for step in doc.confirm)
+    assert all("sudo pip" not in fix for _, fix in doc.fix)
+
+
+def test_the_readme_table_is_made_from_the_data() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "readme_causes.py"), "--check"], check=False
+    )
+    assert result.returncode == 0, "run: python scripts/readme_causes.py"
+
+
+def test_explain_cause_and_list(run_cli: Any) -> None:
+    shown = run_cli(["explain", "--cause", "cudnn_version_mismatch"])
+    assert shown.exit_code == 0
+    assert "confirm it by hand:" in shown.stdout
+    assert "Loaded runtime CuDNN library" in shown.stdout  # a message that points to it
+    data = run_cli(["explain", "--cause", "container_no_gpu", "--json"]).json()
+    assert data["code"] == "container_no_gpu"
+    assert {"confirm", "fix", "sources", "messages"} <= set(data)
+    listed = run_cli(["explain", "--list"])
+    assert listed.exit_code == 0
+    assert all(code in listed.stdout for code in DOCS)
+    unknown = run_cli(["explain", "--cause", "no_such_thing"])
+    assert unknown.exit_code == 2
+    assert "no such cause code" in unknown.stderr
