@@ -17,6 +17,7 @@ from tf_gpucheck.snapshot import (
     LibrariesInfo,
     NodeInfo,
     NvmlInfo,
+    PlaceInfo,
     Snapshot,
     SystemInfo,
     TargetInfo,
@@ -92,6 +93,9 @@ class SnapshotProbes:
     def tensorflow(self, timeout_s: float) -> TensorflowInfo:
         self.tensorflow_calls += 1
         return self.snapshot.tensorflow
+
+    def place(self) -> PlaceInfo | None:
+        return self.snapshot.place
 
 
 @dataclass

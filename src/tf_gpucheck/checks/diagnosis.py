@@ -30,14 +30,6 @@ from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
 
 _LAYERS: tuple[tuple[str, ...], ...] = (
     ("macos_no_cuda", "windows_native_unsupported", "platform_unknown"),
-    # where it runs: a container, pod, job or notebook without a GPU hides it from everything
-    (
-        "container_no_gpu",
-        "pod_no_gpu",
-        "slurm_no_gpu",
-        "notebook_no_accelerator",
-        "container_capabilities_missing",
-    ),
     ("python_unusable", "python_unsupported", "interpreter_mismatch"),
     # the user's own import: a file of theirs, or another environment's packages
     ("module_shadowed", "pythonpath_foreign"),
@@ -56,6 +48,15 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "tf_requirement_unmet",
         "tf_install_broken",
         "library_crashes_loader",
+    ),
+    # where it runs: a container, pod, job or notebook started without a GPU hides it from the
+    # driver and everything above it (below Python and the install, which fail on a CPU too)
+    (
+        "container_no_gpu",
+        "pod_no_gpu",
+        "slurm_no_gpu",
+        "notebook_no_accelerator",
+        "container_capabilities_missing",
     ),
     (
         "wsl_driver_problem",
@@ -248,6 +249,7 @@ class Known:
             cuda_visible_devices=snapshot.system.env.get("CUDA_VISIBLE_DEVICES"),
             probe_saw_gpu=bool(facts.tf_gpus(snapshot)),
             snapshot=snapshot,
+            place=facts.place_name(snapshot.place),
         )
 
 
@@ -259,6 +261,7 @@ PLACE_CAUSES = {
     "colab": "notebook_no_accelerator",
     "kaggle": "notebook_no_accelerator",
     "docker": "container_no_gpu",
+    "podman": "container_no_gpu",
     "kubernetes": "pod_no_gpu",
     "slurm": "slurm_no_gpu",
 }

@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import logscan
 from tf_gpucheck.matrix import Matrix, TfRelease, version_at_least
-from tf_gpucheck.snapshot import Distribution, FrameworkInfo, NvmlGpu, NvmlInfo, Snapshot
+from tf_gpucheck.snapshot import Distribution, FrameworkInfo, NvmlGpu, NvmlInfo, PlaceInfo, Snapshot
 
 PLUGIN_DISTRIBUTIONS = frozenset({"tensorflow-metal", "tensorflow-directml-plugin"})
 """Distributions that plug into another TensorFlow instead of replacing it."""
@@ -435,3 +435,36 @@ def framework_evidence(framework: FrameworkInfo) -> str:
     if framework.gpu_usable is False:
         return f"{label}: lists no GPU"
     return f"{label}: did not say"
+
+
+def place_words(place: PlaceInfo) -> str:
+    """ "a podman container", "a Kubernetes pod", "SLURM job 123", "Colab"; "" for none."""
+    if place.notebook == "colab":
+        return "Colab"
+    if place.notebook == "kaggle":
+        return "Kaggle"
+    if place.kubernetes:
+        return "a Kubernetes pod"
+    if place.slurm_job:
+        return f"SLURM job {place.slurm_job}"
+    if place.container:
+        return f"a {place.container} container"
+    if place.notebook == "jupyter":
+        return "a Jupyter kernel"
+    return ""
+
+
+def place_name(place: PlaceInfo | None) -> str | None:
+    """The place as the diagnosis names it (colab, kaggle, kubernetes, slurm, podman, docker for
+    any other container, jupyter)."""
+    if place is None:
+        return None
+    if place.notebook in ("colab", "kaggle"):
+        return place.notebook
+    if place.kubernetes:
+        return "kubernetes"
+    if place.slurm_job:
+        return "slurm"
+    if place.container:
+        return "podman" if place.container == "podman" else "docker"
+    return place.notebook

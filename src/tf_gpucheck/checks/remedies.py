@@ -79,6 +79,13 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
 
 @remedy("no_nvidia_driver")
 def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.place in ("docker", "podman", "kubernetes"):
+        return (
+            "install the NVIDIA driver on the host (never in the image), then give the container "
+            "the GPU: docker run --gpus all ... (Kubernetes: a nvidia.com/gpu limit)"
+        )
+    if known.place in ("colab", "kaggle"):
+        return NOTEBOOK_GPU
     if known.is_wsl:
         return "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
     if known.os == "Windows":
@@ -448,6 +455,12 @@ def _stub(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 
 @remedy("container_no_gpu")
 def _container(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.place == "podman":
+        return (
+            "start the container with the GPU: podman run --device nvidia.com/gpu=all ...; on "
+            "the host install the NVIDIA Container Toolkit and generate its CDI specification: "
+            "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml"
+        )
     return (
         "start the container with the GPU: docker run --gpus all ... (Podman: --device "
         "nvidia.com/gpu=all); on the host install the NVIDIA Container Toolkit and run "
@@ -476,7 +489,10 @@ def _slurm(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 
 @remedy("notebook_no_accelerator")
 def _notebook(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "choose a GPU runtime: Colab: Runtime > Change runtime type > GPU; Kaggle: Settings > Accelerator > GPU"
+    return NOTEBOOK_GPU
+
+
+NOTEBOOK_GPU = "choose a GPU runtime: Colab: Runtime > Change runtime type > GPU; Kaggle: Settings > Accelerator > GPU"
 
 
 @remedy("wsl_driver_problem")

@@ -53,6 +53,7 @@ ATTRIBUTES: tuple[tuple[str, str], ...] = (
     ("python", "Python"),
     ("gpus", "GPUs"),
     ("compute_capability", "compute capability"),
+    ("place", "where it runs"),
 )
 """What should be the same on every node of a fleet: (key, label), in the table's order."""
 
@@ -343,7 +344,20 @@ def node_facts(snapshot: Snapshot, matrix: Matrix) -> dict[str, str]:
         "python": snapshot.system.python_version or "unknown",
         "gpus": gpus,
         "compute_capability": ", ".join(caps) or "none",
+        "place": _place(snapshot),
     }
+
+
+def _place(snapshot: Snapshot) -> str:
+    place = snapshot.place
+    if place is None:
+        return "not recorded"
+    words = doctor_facts.place_words(place)
+    devices = place.nvidia.device_nodes if place.nvidia else ()
+    gpus = sum(1 for node in devices if node[len("/dev/nvidia") :].isdigit())
+    if place.container or place.kubernetes:
+        words += f" ({gpus} /dev/nvidia* GPU device{'s' if gpus != 1 else ''})"
+    return words or "bare machine"
 
 
 def _free(snapshot: Snapshot) -> tuple[int, int] | None:

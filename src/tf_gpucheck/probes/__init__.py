@@ -29,6 +29,7 @@ from tf_gpucheck.snapshot import (
     LibrariesInfo,
     NodeInfo,
     NvmlInfo,
+    PlaceInfo,
     Snapshot,
     SystemInfo,
     TargetInfo,
@@ -52,6 +53,7 @@ class Probes(Protocol):
     def libraries(self, facts: InterpreterFacts) -> LibrariesInfo: ...
     def tensorflow(self, timeout_s: float) -> TensorflowInfo: ...
     def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo: ...
+    def place(self) -> PlaceInfo | None: ...
 
 
 class LiveProbes:
@@ -101,6 +103,11 @@ class LiveProbes:
 
     def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo:
         return probe_frameworks(self.python, facts, timeout_s, self.environ)
+
+    def place(self) -> PlaceInfo | None:
+        from tf_gpucheck.probes.place import probe_place
+
+        return probe_place(self.environ)
 
 
 def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
@@ -166,6 +173,7 @@ def _collect(
         tensorflow=tensorflow,
         frameworks=frameworks,
         imports=facts.imports,
+        place=probes.place(),
     )
 
 

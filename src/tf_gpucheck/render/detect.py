@@ -6,13 +6,14 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tf_gpucheck.checks.facts import framework_label, nvml_problem
+from tf_gpucheck.checks.facts import framework_label, nvml_problem, place_words
 from tf_gpucheck.render.format import human_bytes, human_seconds, text
 from tf_gpucheck.snapshot import (
     FrameworksInfo,
     LibrariesInfo,
     NvmlInfo,
     PackagesInfo,
+    PlaceInfo,
     Snapshot,
     SystemInfo,
     TensorflowInfo,
@@ -23,6 +24,8 @@ def render_snapshot(snapshot: Snapshot) -> RenderableType:
     return Group(
         _heading("System"),
         _system(snapshot.system),
+        _heading("Where it runs"),
+        _place(snapshot.place),
         _heading("NVIDIA driver and GPUs"),
         _nvml(snapshot.nvml),
         _heading("CUDA libraries"),
@@ -34,6 +37,32 @@ def render_snapshot(snapshot: Snapshot) -> RenderableType:
         _heading("Other frameworks"),
         _frameworks(snapshot.frameworks),
     )
+
+
+def _place(place: PlaceInfo | None) -> RenderableType:
+    table = _kv()
+    if place is None:
+        table.add_row("Place", "not recorded")
+        return table
+    table.add_row("Place", text(place_words(place) or "not in a container, pod, job or notebook"))
+    if place.markers:
+        table.add_row("Markers", text(", ".join(place.markers)))
+    if place.slurm_job:
+        table.add_row("SLURM GPUs", text(place.slurm_gpus or "none allocated"))
+    if place.ci:
+        table.add_row("CI", text(place.ci))
+    runtime = place.nvidia
+    if runtime and (place.container or place.kubernetes or runtime.device_nodes):
+        table.add_row("GPU devices", text(" ".join(runtime.device_nodes) or "none"))
+        table.add_row("Driver libraries", text(" ".join(runtime.driver_libraries) or "none"))
+        for name, value in (
+            ("NVIDIA_VISIBLE_DEVICES", runtime.visible_devices),
+            ("NVIDIA_DRIVER_CAPABILITIES", runtime.driver_capabilities),
+            ("NVIDIA_REQUIRE_CUDA", runtime.require_cuda),
+        ):
+            if value is not None:
+                table.add_row(name, text(value))
+    return table
 
 
 def _heading(title: str) -> Text:

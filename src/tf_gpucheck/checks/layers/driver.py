@@ -1,12 +1,129 @@
-"""The NVIDIA driver: present, answering, new enough for TensorFlow's CUDA."""
+"""Where it runs and the NVIDIA driver: a container, pod, job or notebook that was given the GPU;
+the driver present, answering, new enough for TensorFlow's CUDA."""
 
 from __future__ import annotations
 
+import re
+
 from tf_gpucheck.checks import facts, logscan, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
+from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
+
+# --- where it runs -------------------------------------------------------------------------
+
+_CAPABILITIES_WITH_LIBCUDA = ("compute", "all")
+
+
+def _required_cuda(require: str) -> str | None:
+    """``cuda>=12.2`` out of ``NVIDIA_REQUIRE_CUDA`` (``cuda>=12.2 brand=tesla,driver>=470``)."""
+    match = re.search(r"cuda\s*>=\s*(\d+\.\d+)", require)
+    return match.group(1) if match else None
+
+
+@check("place", "Where this runs (container, pod, job, notebook, WSL2) gives it the GPU", gpu=True)
+def place(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    here = snapshot.place
+    if here is None:
+        return skip("place", "not recorded (a snapshot before schema 3)")
+    where = facts.place_words(here) or ("WSL2" if snapshot.system.is_wsl else "")
+    runtime = here.nvidia
+    nodes = runtime.device_nodes if runtime else ()
+    nvml = snapshot.nvml
+    driver_gpus = bool(nvml.available and nvml.gpus)
+    if runtime and runtime.driver_capabilities is not None and here.container:
+        capabilities = {c.strip() for c in runtime.driver_capabilities.split(",")}
+        if not capabilities & set(_CAPABILITIES_WITH_LIBCUDA):
+            return fail(
+                "place",
+                "container_capabilities_missing",
+                f"NVIDIA_DRIVER_CAPABILITIES={runtime.driver_capabilities} has no `compute`: the "
+                "NVIDIA runtime mounts no libcuda, so TensorFlow finds no GPU (nvidia-smi may "
+                "still work)",
+                f"in {where}",
+                remedies.remedy_for("container_capabilities_missing", snapshot, matrix),
+            )
+    if runtime and runtime.require_cuda and nvml.cuda_driver_version:
+        wanted = _required_cuda(runtime.require_cuda)
+        if wanted and minor_version(nvml.cuda_driver_version) < minor_version(wanted):
+            return fail(
+                "place",
+                "driver_too_old",
+                f"the image needs CUDA {wanted} (NVIDIA_REQUIRE_CUDA) but the host driver "
+                f"{nvml.driver_version} supports CUDA {nvml.cuda_driver_version}",
+                f"NVIDIA_REQUIRE_CUDA={runtime.require_cuda}",
+                f"upgrade the host's NVIDIA driver to one for CUDA {wanted}, or use an image for "
+                f"CUDA {nvml.cuda_driver_version} or older",
+            )
+    if driver_gpus:
+        return ok("place", f"{where or 'this machine'}: the driver lists {len(nvml.gpus)} GPU(s)")
+    details = "markers: " + (", ".join(here.markers) or "none")
+    if here.notebook in ("colab", "kaggle"):
+        return fail(
+            "place",
+            "notebook_no_accelerator",
+            f"a {here.notebook.capitalize()} runtime without a GPU accelerator",
+            details,
+            remedies.remedy_for("notebook_no_accelerator", snapshot, matrix),
+        )
+    if here.slurm_job and not here.slurm_gpus:
+        return fail(
+            "place",
+            "slurm_no_gpu",
+            f"SLURM job {here.slurm_job} was allocated no GPU (no SLURM_JOB_GPUS, "
+            "SLURM_STEP_GPUS or SLURM_GPUS_ON_NODE)",
+            details,
+            remedies.remedy_for("slurm_no_gpu", snapshot, matrix),
+        )
+    if here.kubernetes:
+        return fail(
+            "place",
+            "pod_no_gpu",
+            "a Kubernetes pod without a GPU: no /dev/nvidia* device was given to it",
+            details,
+            remedies.remedy_for("pod_no_gpu", snapshot, matrix),
+        )
+    if here.container:
+        hidden = runtime is not None and runtime.visible_devices in ("void", "none", "")
+        why = (
+            f"NVIDIA_VISIBLE_DEVICES={runtime.visible_devices!r}"
+            if hidden and runtime is not None
+            else "no /dev/nvidia* device"
+            if not [n for n in nodes if n.startswith("/dev/nvidia")]
+            else "its /dev/nvidia* devices but not the driver's libraries"
+        )
+        return fail(
+            "place",
+            "container_no_gpu",
+            f"{where} started without GPU access: {why}",
+            details,
+            remedies.remedy_for("container_no_gpu", snapshot, matrix),
+        )
+    if snapshot.system.is_wsl:
+        outside = [
+            lib
+            for lib in (runtime.driver_libraries if runtime else ())
+            if "libcuda" in lib and not lib.startswith("/usr/lib/wsl/")
+        ]
+        if outside or "/dev/dxg" not in nodes:
+            why = (
+                f"a Linux driver's {outside[0]} is installed inside WSL and hides the Windows one"
+                if outside
+                else "no /dev/dxg: WSL1, or a Windows driver without WSL2 GPU support"
+            )
+            return fail(
+                "place",
+                "wsl_driver_problem",
+                f"WSL2 without the Windows GPU: {why}",
+                details,
+                remedies.remedy_for("wsl_driver_problem", snapshot, matrix),
+            )
+    if where:
+        return info("place", f"runs in {where}", details)
+    return ok("place", "not in a container, pod, job or notebook runtime")
+
 
 # --- the driver ----------------------------------------------------------------------------
 
