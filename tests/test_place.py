@@ -165,7 +165,11 @@ def test_a_gpu_in_a_container_is_fine() -> None:
 def test_wsl2_with_a_linux_driver_inside(tmp_path: Path) -> None:
     # /dev/dxg and /usr/lib/wsl/lib are what WSL2 gives (docs.nvidia.com/cuda/wsl-user-guide);
     # a libcuda.so.1 of a Linux driver package installed inside WSL hides the Windows one
-    for path in ("dev/dxg", "usr/lib/wsl/lib/libcuda.so.1", "usr/lib/x86_64-linux-gnu/libcuda.so.1"):
+    for path in (
+        "dev/dxg",
+        "usr/lib/wsl/lib/libcuda.so.1",
+        "usr/lib/x86_64-linux-gnu/libcuda.so.1",
+    ):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_bytes(b"")
     base = _no_gpu_here({}, root=str(tmp_path))
@@ -209,4 +213,6 @@ def test_doctor_inside_a_real_container_without_gpu_access() -> None:
     first = data["first_fix"]
     assert first["cause"] == "container_no_gpu"
     assert "podman container" in first["summary"]
-    assert first["fix"].startswith("start the container with the GPU: podman run --device nvidia.com/gpu=all")
+    assert first["fix"].startswith(
+        "start the container with the GPU: podman run --device nvidia.com/gpu=all"
+    )

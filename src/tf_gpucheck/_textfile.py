@@ -10,7 +10,7 @@ from pathlib import Path
 from tf_gpucheck.errors import GpucheckError
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, what: str = "log file", example: str | None = None) -> str:
     """The text to explain: a file, or ``-`` for standard input. A missing or binary file is a
     GpucheckError (exit 2); an empty one is an empty string."""
     try:
@@ -19,11 +19,12 @@ def read_text(path: str) -> str:
         raise GpucheckError(
             f"{path!r} does not exist",
             reference="input-missing",
-            hint="gpucheck explain train.log  # or pipe it: ... 2>&1 | gpucheck explain -",
+            hint=example
+            or "gpucheck explain train.log  # or pipe it: ... 2>&1 | gpucheck explain -",
         ) from None
     except IsADirectoryError:
         raise GpucheckError(
-            f"{path!r} is a folder, not a log file", reference="input-unreadable"
+            f"{path!r} is a folder, not a {what}", reference="input-unreadable"
         ) from None
     except OSError as exc:
         raise GpucheckError(
