@@ -33,8 +33,11 @@ def install_fake(site: Path, name: str, version: str, metadata: str | None = Non
     info.mkdir()
     text = metadata or f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     (info / "METADATA").write_text(text + "\n")
-    (info / "RECORD").write_text(f"{package}/__init__.py,,\n")
     (info / "top_level.txt").write_text(package + "\n")
+    listed = [f"{package}/__init__.py"] + [
+        f"{info.name}/{name}" for name in ("METADATA", "RECORD", "top_level.txt")
+    ]
+    (info / "RECORD").write_text("".join(f"{path},,\n" for path in listed))
 
 
 def tf221_venv(where: Path) -> Path:

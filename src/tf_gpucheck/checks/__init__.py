@@ -104,6 +104,10 @@ def _log_sources(
     return sources + list(logs)
 
 
+ALLOWED_CPU = " (a warning with --allow-cpu)"
+"""The mark of a GPU check's failure that --allow-cpu made a warning."""
+
+
 def _allow_cpu(finding: Finding, *, gpu_check: bool) -> Finding:
     """--allow-cpu: on a CPU-only runner a CPU-only TensorFlow is what was asked for, and a
     missing GPU is a warning; everything else that fails still fails."""
@@ -115,7 +119,7 @@ def _allow_cpu(finding: Finding, *, gpu_check: bool) -> Finding:
         )
     if gpu_check:
         return dataclasses.replace(
-            finding, status=Status.WARN, summary=f"{finding.summary} (a warning with --allow-cpu)"
+            finding, status=Status.WARN, summary=f"{finding.summary}{ALLOWED_CPU}"
         )
     return finding
 

@@ -6,11 +6,12 @@ library, and picks a renderer; commands import their domain code inside the func
 registered here, in the order ``gpucheck --help`` lists them.
 """
 
-from tf_gpucheck.cli import bench, detect, doctor, explain, fleet, lint, matrix, memory
+from tf_gpucheck.cli import bench, detect, doctor, explain, fix, fleet, lint, matrix, memory
 from tf_gpucheck.cli._app import CliEnvironment, app, main, run
 
 app.command(short_help="What is here: driver, GPUs, CUDA libraries, TensorFlow.")(detect.detect)
 app.command(short_help="Every check, one verdict, the first thing to fix.")(doctor.doctor)
+app.command(short_help="Apply doctor's package fixes: plan, proof, journal, undo.")(fix.fix)
 app.command(short_help="Explain a log or a pasted report: causes and fixes.")(explain.explain)
 app.command(short_help="Many nodes at once: verdicts, causes, the odd ones out.")(fleet.fleet)
 app.command(short_help="Check Dockerfiles, Compose files and Kubernetes manifests.")(lint.lint)

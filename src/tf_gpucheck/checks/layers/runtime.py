@@ -62,7 +62,7 @@ def cuda_wheels(snapshot: Snapshot, matrix: Matrix) -> Finding:
     return fail(
         "cuda_wheels",
         "and_cuda_pins_unmet",
-        f"{len(unmet)} pip CUDA wheel{'s' if len(unmet) != 1 else ''} do not match TensorFlow's "
+        f"{len(unmet)} pip CUDA wheel{'s do' if len(unmet) != 1 else ' does'} not match TensorFlow's "
         f"and-cuda pins: {unmet[0]}",
         "TensorFlow "
         + (facts.tf_version(snapshot) or "")
