@@ -409,6 +409,23 @@ def test_ctrl_c_during_an_install_puts_everything_back(state: Path) -> None:
     assert not [p.name for p in site.iterdir() if p.name.startswith("~")]  # pip's stash is gone
 
 
+def test_what_conda_installed_is_left_to_conda(run_cli: Any, state: Path) -> None:
+    python = venv_with_pip(state / "venv")
+    real_install(python, "numpy==2.0.2")
+    site = site_packages(python)
+    tf_requiring(site, "2.15.1", "<2.0.0,>=1.23.5")
+    install_fake(site, "keras", "2.15.0")
+    (next(site.glob("numpy-*.dist-info")) / "INSTALLER").write_text("conda\n")
+    before = versions(python)
+    code, done = fix(run_cli, python, "--yes")
+    assert code == 1
+    assert done["steps"][0]["proven"] is False
+    assert "installed by conda" in done["steps"][0]["proof"]["reason"]
+    assert versions(python) == before
+    _, plan = fix(run_cli, python, "--dry-run", "--allow-conda")
+    assert plan["steps"][0]["proven"] is True
+
+
 # --- what is never run --------------------------------------------------------------------
 
 

@@ -77,7 +77,9 @@ def fix(
         return snapshot, run_checks(snapshot, matrix, allow_cpu=allow_cpu)
 
     snapshot, report = diagnose()
-    run = fixing.prepare(report, snapshot, target.python, own_tool=target.is_own)
+    run = fixing.prepare(
+        report, snapshot, target.python, own_tool=target.is_own, allow_conda=allow_conda
+    )
     if not json_output:
         emit(console, render.render_plan(run))
     if run.refused or not run.plan.runnable or dry_run or not run.proven:

@@ -17,6 +17,7 @@ from tf_gpucheck.fix.apply import (
     Journal,
     Proof,
     apply_steps,
+    conda_owned,
     is_tool_environment,
     latest_journal,
     prove,
@@ -74,7 +75,9 @@ class FixRun:
         return report.exit_code
 
 
-def prepare(report: Report, snapshot: Snapshot, python: str, *, own_tool: bool) -> FixRun:
+def prepare(
+    report: Report, snapshot: Snapshot, python: str, *, own_tool: bool, allow_conda: bool = False
+) -> FixRun:
     """The plan, the environment it changes, and the proof of each step (nothing changes)."""
     plan = make_plan(report, snapshot)
     env = read_environment(python)
@@ -84,7 +87,9 @@ def prepare(report: Report, snapshot: Snapshot, python: str, *, own_tool: bool) 
         return run
     for index, step in enumerate(plan.steps):
         if step.runnable:
-            run.proofs[index] = prove(step.operations[0], env)
+            proof = prove(step.operations[0], env)
+            conda = None if allow_conda else conda_owned(proof, env)
+            run.proofs[index] = Proof(False, proof.changes, conda) if conda else proof
     return run
 
 

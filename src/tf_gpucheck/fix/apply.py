@@ -113,6 +113,22 @@ def prove(operation: Operation, env: Environment, timeout_s: float = 600.0) -> P
     return Proof(True, changes)
 
 
+def conda_owned(proof: Proof, env: Environment) -> str | None:
+    """Why pip must not change what conda installed (conda keeps its own record of it), or
+    ``None``."""
+    conda = [
+        name
+        for name in proof.changes
+        if (dist := env.get(name)) is not None and (dist.installer or "").strip() == "conda"
+    ]
+    if not conda:
+        return None
+    return (
+        f"{', '.join(conda)} was installed by conda: change it with conda (conda install "
+        f"{' '.join(conda)}), or let pip replace it: gpucheck fix --allow-conda"
+    )
+
+
 def _uv_dry_run(text: str) -> tuple[dict[str, str], set[str]]:
     """uv's ``Would install`` list: `` + name==version`` and `` - name==version`` lines."""
     picked: dict[str, str] = {}
@@ -273,17 +289,9 @@ def apply_steps(
             if not proof.ok:
                 applied.failed, applied.reason = step, proof.reason
                 return applied
-            conda = [
-                name
-                for name in proof.changes
-                if (dist := env.get(name)) is not None and dist.installer == "conda"
-            ]
+            conda = conda_owned(proof, env)
             if conda and not allow_conda:
-                applied.failed = step
-                applied.reason = (
-                    f"{', '.join(conda)} was installed by conda: change it with conda "
-                    f"(conda install {' '.join(conda)}), or let pip do it: --allow-conda"
-                )
+                applied.failed, applied.reason = step, conda
                 return applied
             touched = [n for n, (old, _) in proof.changes.items() if old is not None]
             changed_tf = changed_tf or bool(set(proof.changes) & TENSORFLOW_DISTRIBUTIONS)
