@@ -153,8 +153,8 @@ def main() -> None:
     widths = [max(len(str(r[i])) for r in [*rows, HEAD]) for i in range(5)]
     for row in [HEAD, *rows]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)))
-    healed = sum(1 for r in rows[:-1] if r[2] == "yes")
-    print(f"\nhealed {healed} of {len(rows) - 1}; the no-index row: {rows[-1][2]}")
+    count = sum(1 for r in rows[:-1] if r[2] == "yes")
+    print(f"\nhealed {count} of {len(rows) - 1}; the no-index row: {rows[-1][2]}")
 
 
 HEAD = ("environment", "cause", "healed", "seconds", "what changed")
