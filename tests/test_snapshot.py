@@ -25,6 +25,7 @@ TOP_LEVEL_KEYS = [
     "frameworks",
     "imports",
     "place",
+    "kernel",
 ]
 V1 = Path(__file__).resolve().parent / "data" / "snapshots-v1"
 

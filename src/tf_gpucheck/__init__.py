@@ -2,6 +2,9 @@
 
 The library surface (importing it costs nothing; TensorFlow and NVML load only when used)::
 
+    tf_gpucheck.doctor()      # the report (HTML in a notebook, text elsewhere)
+    tf_gpucheck.detect()      # what is here
+
     from tf_gpucheck.probes import LiveProbes, collect_snapshot
     snapshot = collect_snapshot(LiveProbes())
 
@@ -17,6 +20,7 @@ from tf_gpucheck.snapshot import Snapshot, load_snapshot
 if TYPE_CHECKING:
     from tf_gpucheck.checks import diagnose, require_gpu
     from tf_gpucheck.memory import configure_memory
+    from tf_gpucheck.notebook import detect, doctor
 
 __all__ = [
     "ExitCode",
@@ -24,7 +28,9 @@ __all__ = [
     "Snapshot",
     "__version__",
     "configure_memory",
+    "detect",
     "diagnose",
+    "doctor",
     "load_snapshot",
     "require_gpu",
 ]
@@ -36,6 +42,10 @@ def __getattr__(name: str) -> object:
         from tf_gpucheck import checks
 
         return getattr(checks, name)
+    if name in ("doctor", "detect"):
+        from tf_gpucheck import notebook
+
+        return getattr(notebook, name)
     if name == "configure_memory":
         from tf_gpucheck import memory
 

@@ -22,7 +22,8 @@ SCHEMA_VERSION = 3
 2 added ``node`` (which machine), ``target`` (which Python environment, and why) and
 ``frameworks`` (what PyTorch, JAX or CuPy see). 3 added ``imports`` (how the user's own program,
 in their folder with their variables, imports TensorFlow and Keras), ``place`` (container, pod,
-SLURM job, notebook runtime, CI), ``packages.requirements`` (what TensorFlow and Keras declare,
+SLURM job, notebook runtime, CI), ``kernel`` (the notebook kernel the Python API ran in),
+``packages.requirements`` (what TensorFlow and Keras declare,
 against what is installed) and each distribution's ``location``. Older snapshots still load:
 their new sections say that the facts were not recorded."""
 
@@ -184,6 +185,30 @@ class PlaceInfo:
     ci: str | None = None
     """``github_actions``, ``gitlab_ci``, ``ci`` (another system setting ``CI``), else ``None``."""
     nvidia: NvidiaRuntimeInfo | None = None
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """The notebook kernel gpucheck's Python API was called in (read in the kernel's own
+    process: what ``!pip`` and ``!python`` would run, what TensorFlow it has already imported)."""
+
+    python: str
+    """``sys.executable`` of the kernel."""
+    shell: str
+    """The IPython shell class (``ZMQInteractiveShell`` for Jupyter, VS Code and Colab)."""
+    path_pip: str | None = None
+    """The ``pip`` a ``!pip install`` finds on PATH, or ``None``."""
+    path_pip_python: str | None = None
+    """The interpreter that pip runs (its ``#!`` line), or ``None``."""
+    path_python: str | None = None
+    """The ``python`` on PATH (what ``!python`` runs)."""
+    tf_imported: str | None = None
+    """The version of the TensorFlow module already imported in the kernel, or ``None``."""
+    tf_installed: str | None = None
+    """The version installed now, as the kernel's import system finds it."""
+    tf_initialized: bool = False
+    """TensorFlow's runtime (and its GPUs) already initialised in the kernel: memory settings
+    made now come too late."""
 
 
 @dataclass(frozen=True)
@@ -454,6 +479,8 @@ class Snapshot:
     """How the user's own program imports TensorFlow (``None``: not recorded, schema < 3)."""
     place: PlaceInfo | None = None
     """Where this runs (``None``: not recorded, schema < 3)."""
+    kernel: KernelInfo | None = None
+    """The notebook kernel the Python API ran in (``None``: not in a kernel, or the CLI)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = to_data(self)

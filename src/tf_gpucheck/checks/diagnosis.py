@@ -32,7 +32,7 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("macos_no_cuda", "windows_native_unsupported", "platform_unknown"),
     ("python_unusable", "python_unsupported", "interpreter_mismatch"),
     # the user's own import: a file of theirs, or another environment's packages
-    ("module_shadowed", "pythonpath_foreign"),
+    ("module_shadowed", "pythonpath_foreign", "kernel_restart_needed", "kernel_pip_elsewhere"),
     (
         "install_resolution_failed",
         "tf_not_installed",

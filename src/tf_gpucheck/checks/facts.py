@@ -328,7 +328,7 @@ def isolated_tool_environment(prefix: str | None) -> bool:
 
 
 # a `pip install`/`pip uninstall` wherever a fix says it, but not the one in `python -m pip`
-_PIP = re.compile(r"(?<!-m )(?<![\w./\\-])pip (install|uninstall)\b")
+_PIP = re.compile(r"(?<!-m )(?<![\w./\\%-])pip (install|uninstall)\b")
 
 
 def rerun(snapshot: Snapshot, *args: str) -> str:
@@ -351,6 +351,14 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
     target = snapshot.target
     windows = snapshot.system.os == "Windows"
     user = any(d.location == "user_site" for d in main_distributions(snapshot))
+    kernel = snapshot.kernel
+    if kernel is not None and kernel.python == target.python_executable:
+        # in a notebook, %pip runs pip with the kernel's own interpreter (IPython's magic)
+        def magic(match: re.Match[str]) -> str:
+            verb = match.group(1)
+            return f"%pip {verb}" + (" --user" if user and verb == "install" else "")
+
+        return _PIP.sub(magic, command)
     if target.installer == "uv" and target.python_executable:
         python = shell_quote(target.python_executable, windows=windows)
 
@@ -370,7 +378,7 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
 
 
 # uv's uninstall asks nothing: pip's -y has no place there
-_PIP_DASH_Y = re.compile(r"(?<!-m )(?<![\w./\\-])pip (install|uninstall)\b(?: -y\b)?")
+_PIP_DASH_Y = re.compile(r"(?<!-m )(?<![\w./\\%-])pip (install|uninstall)\b(?: -y\b)?")
 
 
 NVML_PLAIN_WORDS = {

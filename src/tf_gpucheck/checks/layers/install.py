@@ -159,6 +159,55 @@ def _other_major(requirement: Requirement, installed: str) -> bool:
     return not any(requirement.specifier.contains(v, prereleases=True) for v in probes)
 
 
+def _same_environment(a: str | None, b: str | None) -> bool:
+    """Two interpreter paths of one environment: the same folder (``env/bin``), the folder's own
+    links resolved but not the interpreter's (every venv's ``python`` links to the same base
+    interpreter, so comparing the files would call all venvs one)."""
+    import os
+
+    if not a or not b:
+        return False
+    return os.path.realpath(os.path.dirname(a)) == os.path.realpath(os.path.dirname(b))
+
+
+@check("kernel", "In a notebook: the kernel runs the TensorFlow installed, and !pip reaches it")
+def kernel(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    here = snapshot.kernel
+    if here is None:
+        return skip("kernel", "not called from a notebook kernel")
+    if here.tf_imported and here.tf_installed and here.tf_imported != here.tf_installed:
+        return warn(
+            "kernel",
+            "kernel_restart_needed",
+            f"the kernel still runs TensorFlow {here.tf_imported}, imported before "
+            f"{here.tf_installed} was installed: it keeps the old one until it restarts",
+            f"imported {here.tf_imported}, installed {here.tf_installed}",
+            "restart the kernel (Kernel > Restart; Colab: Runtime > Restart session), then run "
+            "the notebook from the top",
+        )
+    pip_python = here.path_pip_python
+    if here.path_pip and not _same_environment(pip_python, here.python):
+        return warn(
+            "kernel",
+            "kernel_pip_elsewhere",
+            f"`!pip install` installs into {pip_python or here.path_pip}, not into this kernel's "
+            f"Python ({here.python}): what it installs, the notebook does not see",
+            f"pip on PATH: {here.path_pip}; kernel: {here.python}",
+            "%pip install PACKAGE  # the %pip magic installs into the kernel's own Python",
+        )
+    if here.tf_initialized:
+        return info(
+            "kernel",
+            f"TensorFlow {here.tf_imported or ''} has already started its runtime in this kernel: "
+            "memory settings (growth, limits, virtual GPUs) made now come too late".replace(
+                "  ", " "
+            ),
+            fix="restart the kernel and call tf_gpucheck.configure_memory(...) before anything "
+            "else uses TensorFlow",
+        )
+    return ok("kernel", f"{here.shell}: !pip and this kernel share {here.python}")
+
+
 @check("tf_requirements", "The packages TensorFlow and Keras declare are installed and match")
 def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
     requirements = snapshot.packages.requirements
