@@ -134,3 +134,29 @@ def test_long_logs_query_only_recognised_lines() -> None:
     query = similar.query_tokens(lines, logscan.classify(lines))
     assert "epoch" not in query
     assert "rule:cublas_init_failed" in query
+
+
+def test_doctor_log_shows_the_matches_beside_the_verdict(run_cli: Any, tmp_path: Any) -> None:
+    from tests.conftest import SnapshotProbes, scenario
+
+    log = tmp_path / "train.log"
+    log.write_text(
+        "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: "
+        "CUBLAS_STATUS_NOT_INITIALIZED\n"
+    )
+    probes = SnapshotProbes(scenario("two-a100"))
+    data = run_cli(["doctor", "--json", "--log", str(log)], probes).json()
+    assert 1 <= len(data["similar"]) <= 3
+    assert set(data["similar"][0]) == {"url", "title", "cause", "noise", "fix", "score"}
+    scores = [m["score"] for m in data["similar"]]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[-1] >= similar.THRESHOLD
+    # a match is shown, never a cause of its own: the machine's facts and the log's lines decide
+    assert "similar" not in {f["check"] for f in data["findings"]}
+    human = run_cli(["doctor", "--log", str(log)], probes).stdout
+    assert "similar solved reports:" in human
+    assert data["similar"][0]["url"] in human
+    markdown = run_cli(["doctor", "--format", "markdown", "--log", str(log)], probes).stdout
+    assert "**Similar solved reports**" in markdown
+    # without a log of the user's own program there is nothing to compare
+    assert run_cli(["doctor", "--json"], probes).json()["similar"] == []

@@ -249,6 +249,17 @@ def query_tokens(lines: Sequence[str], classified: Sequence[Any]) -> list[str]:
     return tokens(recognised[:500])
 
 
+def for_logs(logs: Sequence[tuple[str, Sequence[str]]]) -> list[Match]:
+    """The solved reports closest to a program's own logs (``doctor --log``: (label, normalised
+    lines) pairs), read together as one text."""
+    from tf_gpucheck.checks import logscan
+
+    lines = logscan.rejoin([line for _, text in logs for line in text])
+    if not lines:
+        return []
+    return similar(query_tokens(lines, logscan.classify(lines)))
+
+
 def text_tokens(text: str) -> list[str]:
     from tf_gpucheck.checks import logscan, textlines
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tf_gpucheck.checks import diagnosis, facts, remedies
 from tf_gpucheck.checks.findings import Finding, Report, Status
@@ -12,6 +13,9 @@ from tf_gpucheck.checks.requirements import Requirements, check_requirements
 from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from tf_gpucheck.similar import Match
 
 __all__ = [
     "Finding",
@@ -90,7 +94,16 @@ def run_checks(
         gpu_usable=usable,
         causes=result.causes,
         notes=facts.not_checked(snapshot),
+        similar=_similar(logs),
     )
+
+
+def _similar(logs: Sequence[tuple[str, Sequence[str]]]) -> tuple[Match, ...]:
+    if not logs:
+        return ()  # the knowledge base loads only for a user's own log
+    from tf_gpucheck import similar
+
+    return tuple(similar.for_logs(logs))
 
 
 def _log_sources(

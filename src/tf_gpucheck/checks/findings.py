@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tf_gpucheck.similar import Match
 
 
 class Status(str, enum.Enum):
@@ -141,6 +145,9 @@ class Report:
     hint_info: bool = False
     """With nothing to fix, name the most likely cause anyway (``explain``: a log that is normal
     on a machine without a GPU still says what is wrong if the reader has one)."""
+    similar: tuple[Match, ...] = ()
+    """The solved public reports closest to the user's own logs (``doctor --log``), best first:
+    shown beside the verdict, never a cause of their own (the machine's facts decide)."""
 
     @property
     def verdict(self) -> Status:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -13,6 +14,9 @@ from tf_gpucheck.checks import Report, Status
 from tf_gpucheck.render.console import Command
 from tf_gpucheck.render.format import text
 from tf_gpucheck.snapshot import NodeInfo
+
+if TYPE_CHECKING:
+    from tf_gpucheck.similar import Match
 
 MARKS = {
     Status.OK: ("ok", "ok"),
@@ -30,7 +34,7 @@ def render_report(
     """The verdict first (CI logs show the first line), then ``header`` (which environment),
     then one row per check; with ``verbose``, each check's evidence and fix (a fix on a line of
     its own, whole: see :class:`~tf_gpucheck.render.console.Command`)."""
-    parts: list[RenderableType] = [render_verdict(report)]
+    parts: list[RenderableType] = [render_verdict(report), *render_similar(report.similar)]
     if header is not None:
         parts.append(header)
     parts += [Text(f"note: {note}", style="muted") for note in report.notes]
@@ -128,6 +132,7 @@ def report_to_data(
         "first_fix": first.to_dict() if first else None,
         "findings": [f.to_dict() for f in report.findings],
         "causes": [c.to_dict() for c in report.causes],
+        "similar": [m.to_dict() for m in report.similar],
     }
 
 
@@ -143,6 +148,8 @@ def report_to_markdown(report: Report, *, title: str, subtitle: str | None = Non
         lines.append(f"- first problem: {first.summary} (`{first.cause}`)")
         if first.fix:
             lines.append(f"- fix: `{first.fix}`")
+    if report.similar:
+        lines += similar_markdown(report.similar).rstrip("\n").split("\n")
     lines += ["", "| status | check | summary |", "| --- | --- | --- |"]
     for finding in report.findings:
         summary = finding.summary.replace("|", "\\|")
@@ -197,3 +204,35 @@ def report_to_annotations(report: Report) -> str:
             message = finding.summary + (f" Fix: {finding.fix}" if finding.fix else "")
             out.append(f"::{kind} title=gpucheck {finding.check}::{clean(message)}")
     return "".join(line + "\n" for line in out)
+
+
+def render_similar(matches: Sequence[Match]) -> list[RenderableType]:
+    """The closest solved reports: what each settled on, what fixed it, where to read it."""
+    if not matches:
+        return []
+    out: list[RenderableType] = [Text(""), Text("similar solved reports:", style="bold")]
+    for match in matches:
+        what = "harmless" if match.report.noise else match.report.cause
+        out.append(Text(f"  {what}: {match.report.title}  ({match.score:.2f})"))
+        out.append(Text(f"    what fixed it: {_first_line(match.report.fix)}", style="muted"))
+        out.append(Text(f"    {match.report.url}", style="muted"))
+    return out
+
+
+def similar_markdown(matches: Sequence[Match]) -> str:
+    if not matches:
+        return ""
+    out = "\n**Similar solved reports**\n\n"
+    for match in matches:
+        what = "harmless" if match.report.noise else f"`{match.report.cause}`"
+        title = match.report.title.replace("[", "(").replace("]", ")")
+        out += f"- {what}: [{title}]({match.report.url}) ({match.score:.2f})\n"
+    return out
+
+
+def _first_line(quote: str, width: int = 160) -> str:
+    line = next((part.strip() for part in quote.splitlines() if part.strip()), "")
+    more = len(quote.strip()) > len(line)
+    if len(line) > width:
+        line, more = line[: width - 1].rstrip(), True
+    return line + (" …" if more else "")

@@ -11,7 +11,13 @@ from rich.text import Text
 
 from tf_gpucheck.checks.textfacts import StatedFacts
 from tf_gpucheck.explain import ExplainedLine, Explanation
-from tf_gpucheck.render.doctor import REPORT_SCHEMA_VERSION, render_verdict, report_to_markdown
+from tf_gpucheck.render.doctor import (
+    REPORT_SCHEMA_VERSION,
+    render_similar,
+    render_verdict,
+    report_to_markdown,
+    similar_markdown,
+)
 from tf_gpucheck.render.format import text
 
 _STYLE = {
@@ -54,26 +60,6 @@ def stated_words(stated: StatedFacts) -> str:
     if stated.place:
         parts.append(f"runs in {stated.place}")
     return ", ".join(parts)
-
-
-def _first_line(quote: str, width: int = 160) -> str:
-    line = next((part.strip() for part in quote.splitlines() if part.strip()), "")
-    more = len(quote.strip()) > len(line)
-    if len(line) > width:
-        line, more = line[: width - 1].rstrip(), True
-    return line + (" …" if more else "")
-
-
-def _similar(result: Explanation) -> list[RenderableType]:
-    if not result.similar:
-        return []
-    out: list[RenderableType] = [Text(""), Text("similar solved reports:", style="bold")]
-    for match in result.similar:
-        what = "harmless" if match.report.noise else match.report.cause
-        out.append(Text(f"  {what}: {match.report.title}  ({match.score:.2f})"))
-        out.append(Text(f"    what fixed it: {_first_line(match.report.fix)}", style="muted"))
-        out.append(Text(f"    {match.report.url}", style="muted"))
-    return out
 
 
 def _counts(lines: tuple[ExplainedLine, ...], read: int) -> str:
@@ -119,7 +105,7 @@ def render_explanation(result: Explanation, *, verbose: bool = False) -> Rendera
         parts.append(Text(""))
         for (kind, explanation), count in quiet.most_common():
             parts.append(Text(f"[{kind}] x{count}: {explanation}", style="muted"))
-    parts += _similar(result)
+    parts += render_similar(result.similar)
     return Group(*parts)
 
 
@@ -188,10 +174,4 @@ def explanation_to_markdown(result: Explanation) -> str:
         for line in actionable:
             cell = line.text.replace("|", "\\|").replace("`", "'")
             out += f"| `{cell}` | {line.explanation} | `{line.cause}` |\n"
-    if result.similar:
-        out += "\n**Similar solved reports**\n\n"
-        for match in result.similar:
-            what = "harmless" if match.report.noise else f"`{match.report.cause}`"
-            title = match.report.title.replace("[", "(").replace("]", ")")
-            out += f"- {what}: [{title}]({match.report.url}) ({match.score:.2f})\n"
-    return out
+    return out + similar_markdown(result.similar)
