@@ -95,7 +95,7 @@ def _bad(family: str, what: str) -> GpucheckError:
     return GpucheckError(
         f"knowledge/reports/{family}.yaml: {what}",
         reference="knowledge-invalid",
-        hint="reinstall gpucheck, or fix the entry (knowledge/README.md gives the format)",
+        hint=knowledge.BAD_ENTRY_HINT,
     )
 
 

@@ -504,7 +504,7 @@ class Snapshot:
                 f"the snapshot has schema_version {version}, newer than the {SCHEMA_VERSION} "
                 "this gpucheck reads",
                 reference="snapshot-too-new",
-                hint="upgrade gpucheck: pip install -U gpucheck",
+                hint="upgrade gpucheck: pip install -U tf-gpucheck",
                 exit_code=ExitCode.USAGE,
             )
         if version < 1:

@@ -75,7 +75,7 @@ def _bad(what: str) -> GpucheckError:
     return GpucheckError(
         f"knowledge/facts.yaml: {what}",
         reference="knowledge-invalid",
-        hint="reinstall gpucheck, or fix the entry (knowledge/README.md gives the format)",
+        hint=knowledge.BAD_ENTRY_HINT,
     )
 
 

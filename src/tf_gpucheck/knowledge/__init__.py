@@ -25,6 +25,10 @@ def read(*parts: str) -> Any:
     return _read("/".join(parts))
 
 
+BAD_ENTRY_HINT = "reinstall tf-gpucheck, or fix the entry (knowledge/README.md gives the format)"
+"""What to do about a shipped knowledge entry that does not parse."""
+
+
 @functools.cache
 def _read(path: str) -> Any:
     import yaml
@@ -37,7 +41,7 @@ def _read(path: str) -> Any:
         raise GpucheckError(
             f"gpucheck's own knowledge file {path} cannot be read: {exc}",
             reference="knowledge-unreadable",
-            hint="reinstall gpucheck",
+            hint="reinstall tf-gpucheck",
             exit_code=ExitCode.USAGE,
         ) from exc
 
