@@ -9,6 +9,7 @@ picks what the fix says (``--dry-run``, when the package index answers).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -158,6 +159,54 @@ def test_keras_backend_naming_a_missing_backend(
     cause, fix = first(data)
     assert cause == "keras_backend_missing"
     assert str(home / "keras.json") in fix
+
+
+def test_keras_backend_on_a_cpu_only_build(run_cli: Any, clean_env: Path, monkeypatch: Any) -> None:
+    # a real venv with jax and jaxlib but no jax-cuda plugin, KERAS_BACKEND=jax
+    python = tf221_venv(clean_env / "venv")
+    site = site_packages(python)
+    install_fake(site, "jax", "0.7.2")
+    install_fake(site, "jaxlib", "0.7.2")
+    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    backend = next(f for f in data["findings"] if f["check"] == "keras_backend")
+    # this machine has no GPU: running Keras on JAX's CPU is a choice, not a problem
+    assert backend["status"] == "info", backend
+    assert backend["cause"] is None
+    # the same facts where the driver lists GPUs: Keras trains on the CPU beside them
+    from tests.conftest import scenario
+    from tf_gpucheck.checks import Status, run_checks
+    from tf_gpucheck.matrix import load_matrix
+
+    here = load_snapshot_from(run_cli, python, clean_env)
+    gpus = scenario("two-a100")
+    mixed = dataclasses.replace(
+        gpus,
+        imports=here.imports,
+        packages=dataclasses.replace(
+            gpus.packages, other_frameworks=here.packages.other_frameworks
+        ),
+    )
+    report = run_checks(mixed, load_matrix())
+    backend = next(f for f in report.findings if f.check == "keras_backend")
+    assert backend.status is Status.WARN
+    assert backend.cause == "keras_backend_cpu_only"
+    assert "jax 0.7.2 is a CPU-only build" in backend.summary
+    assert (backend.fix or "").startswith("unset KERAS_BACKEND")
+    # with TensorFlow healthy on the GPUs, this is what doctor puts first
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "keras_backend_cpu_only"
+
+
+def load_snapshot_from(run_cli: Any, python: Path, cwd: Path) -> Any:
+    """What ``detect`` records of a real environment, read back as doctor would (``--from``)."""
+    from tf_gpucheck.snapshot import load_snapshot
+
+    result = run_cli(["detect", "--no-tf", "--json", "--python", str(python), "--cwd", str(cwd)])
+    assert result.exit_code == 0, result.stderr
+    path = cwd / "snapshot.json"
+    path.write_text(result.stdout)
+    return load_snapshot(path)
 
 
 def test_protobuf_older_than_tensorflow_declares(run_cli: Any, clean_env: Path) -> None:

@@ -85,7 +85,7 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("config_after_init", "memory_config_conflict", "gpu_out_of_memory"),
     ("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old"),
     ("and_cuda_pins_unmet",),
-    ("keras_mismatch", "keras_backend_missing"),
+    ("keras_mismatch", "keras_backend_missing", "keras_backend_cpu_only"),
 )
 DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for code in layer}
 """Cause code -> layer, bottom up. Codes not listed (symptoms, requirements) rank last."""

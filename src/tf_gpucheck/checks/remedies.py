@@ -445,6 +445,11 @@ def _keras_backend(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -
     return 'unset KERAS_BACKEND  # and check "backend" in ~/.keras/keras.json; or install the backend it names (jax, torch)'
 
 
+@remedy("keras_backend_cpu_only")
+def _keras_backend_cpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    return 'unset KERAS_BACKEND  # and check "backend" in ~/.keras/keras.json; or install a CUDA build of the backend it names'
+
+
 @remedy("cuda_stub_libcuda")
 def _stub(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     return (

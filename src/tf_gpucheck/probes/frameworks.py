@@ -76,13 +76,20 @@ def cpu_only_build(facts: InterpreterFacts, name: str) -> FrameworkInfo | None:
     jaxlib without a jax-cuda* plugin): no child needed, its import would tell nothing more
     about the GPU. None when only the framework itself can say."""
     versions = {d.name: d.version for d in facts.distributions}
-    if name == "torch" and versions["torch"].endswith("+cpu"):
-        return FrameworkInfo("torch", versions["torch"], gpu_usable=False, built_with_cuda=False)
+    if cpu_only(name, versions):
+        return FrameworkInfo(name, versions[name], gpu_usable=False, built_with_cuda=False)
+    return None
+
+
+def cpu_only(name: str, versions: Mapping[str, str]) -> bool:
+    """``name`` (torch, jax) is installed as a build without CUDA, by the distributions'
+    ``versions`` alone: a torch ``+cpu`` wheel; a jaxlib without a jax-cuda* plugin."""
+    if name == "torch":
+        return versions.get("torch", "").endswith("+cpu")
     if name == "jax":
         plugins = [n for n in versions if n.startswith("jax-cuda")]
-        if not plugins and "+cuda" not in versions.get("jaxlib", ""):
-            return FrameworkInfo("jax", versions["jax"], gpu_usable=False, built_with_cuda=False)
-    return None
+        return "jax" in versions and not plugins and "+cuda" not in versions.get("jaxlib", "")
+    return False
 
 
 def probe_one(python: str, name: str, timeout_s: float, env: Mapping[str, str]) -> FrameworkInfo:

@@ -9,6 +9,7 @@ from tf_gpucheck.checks.layers.libraries import unmet_pins
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.probes.frameworks import cpu_only
 from tf_gpucheck.snapshot import Snapshot
 
 
@@ -126,6 +127,12 @@ KERAS_BACKENDS = {
 }
 """Keras 3's backends (keras/src/backend/config.py) and the distribution each needs."""
 
+CPU_ONLY_BUILD = {
+    "jax": 'jaxlib alone runs on the CPU; the GPU needs a jax-cuda plugin (pip install -U "jax[cuda12]").',
+    "torch": "A torch wheel with a +cpu local version has no CUDA; pytorch.org lists the CUDA builds.",
+}
+"""Why a backend's build cannot use the GPU (JAX's and PyTorch's install pages)."""
+
 
 @check("keras_backend", "The Keras backend setting names an installed backend")
 def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
@@ -165,6 +172,17 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "`import keras` and tf.keras fail",
             f"Keras 3 reads the backend from KERAS_BACKEND, else from keras.json ({said}).",
             f"{undo}  # Keras then uses TensorFlow; or install {needs}",
+        )
+    versions = {d.name: d.version for d in snapshot.packages.other_frameworks or ()}
+    if needs in versions and cpu_only(needs, versions) and facts.gpu_expected(snapshot):
+        build = f"{needs} {versions[needs]}"
+        return warn(
+            "keras_backend",
+            "keras_backend_cpu_only",
+            f"{said} asks Keras for the {backend} backend, and {build} is a CPU-only build: "
+            "Keras models train on the CPU although this machine has a GPU",
+            CPU_ONLY_BUILD.get(needs, ""),
+            f"{undo}  # Keras then uses TensorFlow; or install a CUDA build of {needs}",
         )
     if backend != "tensorflow":
         return info(
