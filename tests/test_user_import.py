@@ -209,6 +209,36 @@ def load_snapshot_from(run_cli: Any, python: Path, cwd: Path) -> Any:
     return load_snapshot(path)
 
 
+def test_uninstalling_a_second_distribution_that_shared_the_folder(
+    run_cli: Any, clean_env: Path
+) -> None:
+    # tensorflow and tensorflow-cpu both own tensorflow/__init__.py; pip's own uninstall of one
+    # removes it, and pip still lists the other
+    python = tf221_venv(clean_env / "venv")
+    site = site_packages(python)
+    install_fake(site, "tensorflow-cpu", "2.21.0")
+    record = site / "tensorflow_cpu-2.21.0.dist-info" / "RECORD"
+    record.write_text(record.read_text() + "tensorflow/__init__.py,,\n")
+    (site / "tensorflow" / "python").mkdir()
+    (site / "tensorflow" / "python" / "__init__.py").write_text("")  # tensorflow's alone
+    record = site / "tensorflow-2.21.0.dist-info" / "RECORD"
+    record.write_text(record.read_text() + "tensorflow/python/__init__.py,,\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "uninstall", "-y", "-q",
+         "tensorflow-cpu"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    assert (site / "tensorflow-2.21.0.dist-info").is_dir()
+    assert not (site / "tensorflow" / "__init__.py").exists()
+    assert (site / "tensorflow" / "python").is_dir()  # a namespace package now
+    cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
+    assert cause == "tf_install_broken"
+    assert fix == f'{python} -m pip install --force-reinstall --no-deps "tensorflow==2.21.0"'
+    # the folder gone altogether: the same
+    shutil.rmtree(site / "tensorflow")
+    assert first(doctor(run_cli, python, "--cwd", str(clean_env)))[0] == "tf_install_broken"
+
+
 def test_protobuf_older_than_tensorflow_declares(run_cli: Any, clean_env: Path) -> None:
     python = tf221_venv(clean_env / "venv")
     site = site_packages(python)

@@ -32,6 +32,12 @@ _WHAT_PUT_IT_THERE = {
 }
 
 
+def _a_package(origin: str | None) -> bool:
+    """``origin`` is a module file or a regular package's ``__init__.py`` (not None, not a
+    namespace package's bare folder)."""
+    return origin is not None and origin.endswith((".py", ".pyc", ".so", ".pyd"))
+
+
 def _shadow(module: ModuleOrigin) -> tuple[str, str, str] | None:
     """(cause, summary, fix) when the user's ``import`` gets something else than the environment's."""
     if module.origin is None or module.origin == module.clean_origin:
@@ -74,6 +80,27 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             return fail("user_import", cause, summary, details, fix)
     tf = next((m for m in imports.modules if m.name == "tensorflow"), None)
     where = f" from {imports.cwd}" if imports.cwd else ""
+    installed = [  # what the environment itself holds (PYTHONPATH is the user's, see _shadow)
+        d
+        for d in facts.main_distributions(snapshot)
+        if d.location in (None, "site", "user_site", "system_site")
+    ]
+    if tf is not None and installed and not _a_package(tf.clean_origin):
+        found = (
+            f"{tf.clean_origin} has no __init__.py"
+            if tf.clean_origin
+            else "no tensorflow package folder is on the path"
+        )
+        return fail(
+            "user_import",
+            "tf_install_broken",
+            f"{installed[0].name} {installed[0].version} is installed, but its files are not: "
+            f"{found}, so `import tensorflow` fails or gets an empty module",
+            "pip lists it (its .dist-info is there) while the package folder is gone or emptied: "
+            "an interrupted install, or an uninstall of a second TensorFlow distribution that "
+            "shared the folder.",
+            f"pip install --force-reinstall --no-deps {facts.installed_requirement(snapshot)}",
+        )
     if tf is None or tf.origin is None:
         return ok("user_import", f"nothing shadows the environment's packages{where}")
     return ok("user_import", f"`import tensorflow`{where} loads this environment's TensorFlow")
