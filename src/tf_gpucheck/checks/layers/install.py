@@ -86,7 +86,7 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
         if d.location in (None, "site", "user_site", "system_site")
     ]
     if tf is not None and installed and not _a_package(tf.clean_origin):
-        found = (
+        what = (
             f"{tf.clean_origin} has no __init__.py"
             if tf.clean_origin
             else "no tensorflow package folder is on the path"
@@ -95,7 +95,7 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "user_import",
             "tf_install_broken",
             f"{installed[0].name} {installed[0].version} is installed, but its files are not: "
-            f"{found}, so `import tensorflow` fails or gets an empty module",
+            f"{what}, so `import tensorflow` fails or gets an empty module",
             "pip lists it (its .dist-info is there) while the package folder is gone or emptied: "
             "an interrupted install, or an uninstall of a second TensorFlow distribution that "
             "shared the folder.",
