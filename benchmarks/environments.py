@@ -100,6 +100,37 @@ def build(root: Path) -> list[tuple[Env, Callable[[Env], bool]]]:
     install_fake(site, "protobuf", "5.29.6")
     out.append((("TF 2.21 with protobuf 5", "protobuf_incompatible", old_protobuf, clean, root),
                 lambda env: dry_run(str(doctor(env[2], env[3], env[4])["first_fix"]["fix"]))))  # type: ignore[index]  # fmt: skip
+
+    def resolves(env: Env) -> bool:
+        first = doctor(env[2], env[3], env[4])["first_fix"]
+        return isinstance(first, dict) and dry_run(str(first["fix"]))
+
+    scripts = root / "scripts"
+    scripts.mkdir()
+    (scripts / "keras.py").write_text("from keras import layers\n")
+
+    def keras_renamed(env: Env) -> Env:
+        (scripts / "keras.py").rename(scripts / "keras_renamed.py")
+        return env
+
+    out.append((("keras.py in the folder", "module_shadowed", ok, clean, scripts),
+                rerun_after(keras_renamed)))  # fmt: skip
+    out.append((("TF_USE_LEGACY_KERAS, no tf-keras", "keras_mismatch", ok,
+                 {**clean, "TF_USE_LEGACY_KERAS": "1"}, root), resolves))  # fmt: skip
+
+    keras2 = tf221_venv(root / "keras2")
+    site = site_packages(keras2)
+    shutil.rmtree(site / "keras")
+    shutil.rmtree(site / "keras-3.15.1.dist-info")
+    install_fake(site, "keras", "2.15.0")
+    out.append((("TF 2.21 with Keras 2.15", "keras_mismatch", keras2, clean, root), resolves))
+
+    emptied = tf221_venv(root / "emptied")
+    site = site_packages(emptied)
+    (site / "tensorflow" / "__init__.py").unlink()
+    (site / "tensorflow" / "python").mkdir()
+    out.append((("tensorflow/ emptied, pip lists it", "tf_install_broken", emptied, clean, root),
+                resolves))  # fmt: skip
     return out
 
 
@@ -113,13 +144,13 @@ def main() -> int:
             fix = first.get("fix") if isinstance(first, dict) else None
             right = cause == expected or (expected == "-" and cause not in (
                 "module_shadowed", "pythonpath_foreign", "keras_backend_missing",
-                "protobuf_incompatible"))  # fmt: skip
+                "protobuf_incompatible", "keras_mismatch", "tf_install_broken"))  # fmt: skip
             verified = verify(env) if right and expected != "-" else None
             rows.append((name, expected, str(cause), str(fix or "")[:70], right, verified))
-    print(f"{'environment':30} {'expected':24} {'first cause':24} right  fix verified  fix")
+    print(f"{'environment':34} {'expected':24} {'first cause':24} right  fix verified  fix")
     for name, expected, cause, fix, right, verified in rows:
         shown = "-" if verified is None else ("yes" if verified else "NO")
-        print(f"{name:30} {expected:24} {cause:24} {'yes' if right else 'NO':5}  {shown:12}  {fix}")
+        print(f"{name:34} {expected:24} {cause:24} {'yes' if right else 'NO':5}  {shown:12}  {fix}")
     print(f"\nright {sum(r[4] for r in rows)} of {len(rows)}")
     return 0
 
