@@ -184,3 +184,45 @@ def test_an_extra_that_did_not_exist_yet_gets_a_release_that_has_it() -> None:
     assert first.cause == "install_resolution_failed"
     assert first.fix is not None
     assert first.fix.startswith('pip install "tensorflow[and-cuda]>=2.14"')
+
+
+def test_pip_finding_nothing_for_a_python_no_release_supports() -> None:
+    # https://github.com/tensorflow/tfjs/issues/8540: the Python is stated only by the pyenv
+    # command that made it; pip's line names the range tensorflowjs asks for
+    text = """pyenv install 3.6.8
+pyenv global 3.6.8
+python -m venv venv
+source venv/bin/activate
+pip install tensorflowjs[wizard]
+
+ERROR: Could not find a version that satisfies the requirement tensorflow<3,>=2.13.0 (from tensorflowjs)
+"""
+    result = explain(text, load_matrix(), similar=False)
+    assert result.stated.python_version == "3.6.8"
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause == "python_unsupported"
+    assert "'pyenv install 3.6.8'" in first.summary
+    assert (first.fix or "").startswith("use a Python in 3.")
+    # a Python that a matching release supports: pip's failure has another reason
+    other = explain(text.replace("3.6.8", "3.11.9"), load_matrix(), similar=False)
+    assert other.report.first_fix is not None
+    assert other.report.first_fix.cause == "install_resolution_failed"
+
+
+def test_cudnn_failing_in_colab_means_another_tensorflow_was_installed() -> None:
+    # https://github.com/googlecolab/colabtools/issues/2818 (the maintainer: TensorFlow had been
+    # upgraded under the notebook's pinned install)
+    text = """I am working on Tensorflow object detection API. Everything was working fine but suddenly this error appeared. please colab help me with this
+
+Node: 'ssd_mobile_net_v2_fpn_keras_feature_extractor/model/Conv1/Conv2D'
+DNN library is not found.
+"""
+    first = explain(text, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert first.cause == "cudnn_version_mismatch"
+    assert "!pip install of tensorflow" in (first.fix or "")
+    # the same line elsewhere is cuDNN not found
+    elsewhere = explain(text.replace("colab ", ""), load_matrix(), similar=False)
+    assert elsewhere.report.first_fix is not None
+    assert elsewhere.report.first_fix.cause == "cudnn_missing"

@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from tf_gpucheck.checks import diagnosis, logscan, registry, remedies, textfacts, textlines
 from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.matrix import Matrix
@@ -114,6 +116,8 @@ def explain(
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(SOURCE, classified, gpu_expected=True, known=known)
     findings = [
+        *_managed_runtime_findings(stated, evidence, matrix, known),
+        *_python_pip_cannot_serve(stated, evidence, matrix),
         *_stated_checks(stated, matrix),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
@@ -253,6 +257,38 @@ def _place_findings(
             "\n".join(item.text for item in symptoms),
             remedies.fix_for(known, matrix)(cause, symptoms),
             cause,
+            stated=(words,),
+        )
+    ]
+
+
+_CUDNN_FAILS = frozenset({"cudnn_missing", "cudnn_init_failed", "cudnn_version_mismatch"})
+
+
+def _managed_runtime_findings(
+    stated: textfacts.StatedFacts,
+    evidence: Sequence[diagnosis.Evidence],
+    matrix: Matrix,
+    known: diagnosis.Known,
+) -> list[Finding]:
+    """In Colab or Kaggle, whose runtime's TensorFlow, CUDA and cuDNN are set up together, a
+    cuDNN that is missing or does not start means another TensorFlow was installed over the
+    runtime's (a !pip install, a requirements file): the versions no longer match."""
+    service = remedies.MANAGED_RUNTIMES.get(stated.place or "")
+    items = [item for item in evidence if item.cause in _CUDNN_FAILS]
+    if service is None or not items:
+        return []
+    words = stated.span_of("place") or service
+    return [
+        Finding(
+            "log",
+            Status.FAIL,
+            f"the text says {words!r}: {service}'s runtime comes with a TensorFlow that matches "
+            "its CUDA and cuDNN, so cuDNN failing there means another TensorFlow was installed "
+            "over it",
+            "\n".join(item.text for item in items),
+            remedies.fix_for(known, matrix)("cudnn_version_mismatch", items),
+            "cudnn_version_mismatch",
             stated=(words,),
         )
     ]
@@ -440,6 +476,41 @@ def _words(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
         if words and words not in seen:
             seen.append(words)
     return seen
+
+
+def _python_pip_cannot_serve(
+    stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence], matrix: Matrix
+) -> list[Finding]:
+    """pip found no TensorFlow to install, and no release it was asked for supports the Python
+    the text states: that Python is why (pip filters releases by Requires-Python first)."""
+    python = stated.python_version
+    said = remedies.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
+    if python is None or said is None or said[0] not in TENSORFLOW_DISTRIBUTIONS:
+        return []
+    name, spec, _ = said
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return []
+    rows = [r for r in matrix.newest_first() if wanted.contains(r.version, prereleases=True)]
+    if not rows or any(r.supports_python(python) for r in rows):
+        return []
+    words = stated.span_of("python_version") or f"Python {python}"
+    newest = rows[0]
+    return [
+        Finding(
+            "python",
+            Status.FAIL,
+            f"the text says {words!r}: no TensorFlow release that {name}{spec} allows supports "
+            f"Python {python}, so pip has none to install (TensorFlow {newest.version} needs "
+            f"Python {newest.python})",
+            "pip skips every release whose Requires-Python excludes the interpreter, then says "
+            "it found no version\n(judged on what the text states)",
+            f"use a Python in {newest.python} (TensorFlow {newest.version}) for {name}{spec}",
+            "python_unsupported",
+            stated=(words,),
+        )
+    ]
 
 
 def _stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding]:

@@ -52,8 +52,20 @@ def _series(version: str | None) -> str | None:
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
+MANAGED_RUNTIMES = {"colab": "Colab", "kaggle": "Kaggle"}
+"""Notebook services whose runtime comes with its own TensorFlow, CUDA and cuDNN, set up to
+work together (Colab's maintainers: "TF is always preinstalled and set up to work with the
+existing GPU; no install should be necessary", googlecolab/colabtools#2578)."""
+
+
 @remedy("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch")
 def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if known.place in MANAGED_RUNTIMES and known.snapshot is None:
+        return (
+            f"use the TensorFlow {MANAGED_RUNTIMES[known.place]} ships: remove the "
+            "!pip install of tensorflow (and TensorFlow pins in requirements files), then "
+            "Runtime > Disconnect and delete runtime, and run again"
+        )
     row = _row(known, matrix)
     if row and row.and_cuda and known.os in (None, "Linux") and known.tf_version:
         return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
@@ -228,7 +240,7 @@ _PIP_WANTED = re.compile(
 )
 
 
-def _pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] | None:
+def pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] | None:
     """(name, version spec, the versions pip offered) from pip's resolver lines."""
     for item in evidence:
         match = _PIP_WANTED.search(item.line.message)
@@ -275,7 +287,7 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
                 f"2.14; for {no_extra.group(2)} install its CUDA and cuDNN yourself "
                 f"(gpucheck matrix --tf {no_extra.group(2)})"
             )
-    said = _pip_said(evidence)
+    said = pip_said(evidence)
     name = said[0] if said else "tensorflow"
     if name in ("tensorflow-gpu", "tf-nightly-gpu"):
         return 'pip install "tensorflow[and-cuda]"  # tensorflow-gpu is gone: tensorflow is the GPU build (Linux)'
