@@ -226,3 +226,30 @@ DNN library is not found.
     elsewhere = explain(text.replace("colab ", ""), load_matrix(), similar=False)
     assert elsewhere.report.first_fix is not None
     assert elsewhere.report.first_fix.cause == "cudnn_missing"
+
+
+def test_a_container_started_with_the_gpu_is_not_blamed_in_wsl2() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/68711: `--gpus all` was given; the Windows
+    # driver of the day broke CUDA inside WSL2
+    text = """### OS platform and distribution
+
+Windows 11 Pro + WSL2 Ubuntu 22.04
+
+### Current behavior?
+
+I am using Docker Desktop with WSL2 on Windows 11 Pro to run the `tensorflow-gpu:latest` Docker container. After starting it no GPU is found and the error `failed call to cuInit: CUDA_ERROR_NOT_FOUND: named symbol not found` occurs.
+
+```shell
+docker run --rm --gpus all -it tensorflow/tensorflow:latest-gpu bash
+```
+"""
+    result = explain(text, load_matrix(), similar=False)
+    assert result.stated.place == "docker"
+    assert result.stated.gpu_requested == "true"
+    assert result.report.first_fix is not None
+    assert result.report.first_fix.cause == "wsl_driver_problem"
+    # without --gpus the container is what lacks the GPU
+    bare = explain(
+        text.replace("--gpus all ", "").replace("WSL2", "Ubuntu"), load_matrix(), similar=False
+    )
+    assert bare.stated.gpu_requested is None

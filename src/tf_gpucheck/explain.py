@@ -97,7 +97,7 @@ def explain(
         os="Linux" if stated.is_wsl else stated.os,
         is_wsl=bool(stated.is_wsl),
         cuda_visible_devices=stated.cuda_visible_devices,
-        place=stated.place,
+        place=None if _given_a_gpu(stated) else stated.place,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or any(
         line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
@@ -240,7 +240,7 @@ def _place_findings(
     one: that place was started without a GPU (a notebook runtime without an accelerator, a
     container without --gpus, a pod without a nvidia.com/gpu limit, a job without --gres)."""
     cause = diagnosis.PLACE_CAUSES.get(stated.place or "")
-    if cause is None or gpu_shown:
+    if cause is None or gpu_shown or _given_a_gpu(stated):
         return []
     symptoms = [
         item for item in evidence if item.line.rule and item.line.rule.cause in _NO_GPU_SEEN
@@ -260,6 +260,14 @@ def _place_findings(
             stated=(words,),
         )
     ]
+
+
+def _given_a_gpu(stated: textfacts.StatedFacts) -> bool:
+    """The text starts its container or job with a GPU (docker run --gpus, srun --gres=gpu, a
+    nvidia.com/gpu limit), so a GPU missing there is not the place's doing, unless a tool's
+    output also shows the GPU working (nvidia-smi): then that command is the check that
+    worked, and the failing run is another."""
+    return bool(stated.gpu_requested) and stated.driver_version is None
 
 
 _CUDNN_FAILS = frozenset({"cudnn_missing", "cudnn_init_failed", "cudnn_version_mismatch"})

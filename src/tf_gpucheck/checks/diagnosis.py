@@ -275,8 +275,9 @@ def refine(code: str, known: Known, source: str = "") -> str:
     user's own program saw no GPU while gpucheck's probe did (the program or its launcher hides
     them); otherwise the driver sees no GPU at all. "No driver, no GPU" inside a notebook
     runtime, a container, a pod or a SLURM job means that place was started without a GPU, and
-    in WSL2 that the Windows driver does not reach Linux. "No TensorFlow" in a notebook means
-    the kernel is another Python than the one pip installed into."""
+    in WSL2 (and cuInit failing there) that the Windows driver does not reach Linux. "No
+    TensorFlow" in a notebook means the kernel is another Python than the one pip installed
+    into."""
     hidden = known.cuda_visible_devices is not None or (
         known.probe_saw_gpu and source not in PROBE_SOURCES
     )
@@ -289,6 +290,8 @@ def refine(code: str, known: Known, source: str = "") -> str:
             return PLACE_CAUSES[known.place]
         if known.is_wsl and code == "no_nvidia_driver":
             return "wsl_driver_problem"
+    if code == "cuda_init_failed" and known.is_wsl:
+        return "wsl_driver_problem"  # WSL2's libcuda is the Windows driver's: cuInit fails there
     if code == "tf_not_installed" and known.place == "jupyter":
         return "interpreter_mismatch"
     return code

@@ -34,6 +34,7 @@ FACTS = frozenset(
         "arch",
         "wsl",
         "place",
+        "gpu_requested",
         "env",
         "gpu",
         "compute_capability",

@@ -57,6 +57,9 @@ class StatedFacts:
     """Where it ran, as the text shows: colab, kaggle, kubernetes, slurm, docker, jupyter."""
     arch: str | None = None
     """arm64 where the text names Apple silicon."""
+    gpu_requested: str | None = None
+    """"true" where the text shows the place was asked for a GPU (docker run --gpus, srun
+    --gres=gpu, a nvidia.com/gpu limit): a GPU missing there is not the place's doing."""
     evidence: tuple[tuple[str, int], ...] = field(default=())
     """(fact, index of the line it came from) for every fact above that is set."""
     spans: tuple[tuple[str, str, str], ...] = field(default=())
@@ -339,6 +342,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         ("cuda_version", True),
         ("cudnn_version", True),
         ("arch", False),
+        ("gpu_requested", False),
     ):
         settle(fact, prefix_ok)
     # several places can be true at once (Jupyter inside a container, a container in a pod):
@@ -397,6 +401,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         env=tuple(env),
         place=_str(facts.get("place")),
         arch=_str(facts.get("arch")),
+        gpu_requested=_str(facts.get("gpu_requested")),
         evidence=tuple(evidence),
         spans=tuple(spans),
     )
