@@ -434,3 +434,20 @@ def test_a_truncated_tensorflow_library_gets_a_reinstall(
         f'{python} -m pip install --force-reinstall --no-deps "tensorflow==2.15.1"'
         "  # a truncated or corrupt file of the install"
     )
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.11"])
+def test_a_package_is_found_as_its_init_on_every_python(tmp_path: Path, version: str) -> None:
+    # Python 2.7's imp gives a package's folder, 3.x's import system its __init__.py: the probe
+    # reports both as the __init__, so an installed package is never taken for an emptied one
+    python = pyenv_python(version)
+    site = tmp_path / "site"
+    (site / "tensorflow").mkdir(parents=True)
+    (site / "tensorflow" / "__init__.py").write_text("")
+    children = Path(__file__).resolve().parents[1] / "src" / "tf_gpucheck" / "_children"
+    code = (
+        f"import sys; sys.path.insert(0, {str(children)!r}); import interpreter_probe as p; "
+        f"print(p._find('tensorflow', [{str(site)!r}]))"
+    )
+    found = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == str(site / "tensorflow" / "__init__.py")

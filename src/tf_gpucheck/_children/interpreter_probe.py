@@ -236,11 +236,15 @@ def _find(name, path):
         import imp
 
         try:
-            handle, pathname, _ = imp.find_module(name, path)
+            handle, pathname, description = imp.find_module(name, path)
         except ImportError:
             return None
         if handle:
             handle.close()
+        if description[2] == imp.PKG_DIRECTORY:  # a package: its __init__, as 3.x's origin
+            for init in ("__init__.py", "__init__.pyc"):
+                if os.path.exists(os.path.join(pathname, init)):
+                    return os.path.join(pathname, init)
         return pathname
     try:
         spec = PathFinder.find_spec(name, path)
