@@ -66,16 +66,25 @@ def build(root: Path) -> list[tuple[Env, Callable[[Env], bool]]]:
     ok = tf221_venv(root / "ok")
     out.append((("healthy TF 2.21", "-", ok, clean, root), lambda env: True))
 
-    project = root / "project"
-    project.mkdir()
-    (project / "tensorflow.py").write_text("import tensorflow as tf\n")
+    def resolves(env: Env) -> bool:
+        first = doctor(env[2], env[3], env[4])["first_fix"]
+        return isinstance(first, dict) and dry_run(str(first["fix"]))
 
-    def renamed(env: Env) -> Env:
-        (project / "tensorflow.py").rename(project / "tensorflow_renamed.py")
-        return env
+    def script_named(name: str, text: str) -> tuple[Path, Callable[[Env], bool]]:
+        """A folder holding a script of the user's named ``name``, and the check that renaming
+        it (the fix) makes the cause go away."""
+        folder = root / f"with-{name.removesuffix('.py')}"  # not a package name
+        folder.mkdir()
+        (folder / name).write_text(text)
 
-    out.append((("tensorflow.py in the folder", "module_shadowed", ok, clean, project),
-                rerun_after(renamed)))  # fmt: skip
+        def renamed(env: Env) -> Env:
+            (folder / name).rename(folder / name.replace(".py", "_renamed.py"))
+            return env
+
+        return folder, rerun_after(renamed)
+
+    project, verify = script_named("tensorflow.py", "import tensorflow as tf\n")
+    out.append((("tensorflow.py in the folder", "module_shadowed", ok, clean, project), verify))
 
     shadow = root / "checkout"
     (shadow / "tensorflow").mkdir(parents=True)
@@ -99,22 +108,10 @@ def build(root: Path) -> list[tuple[Env, Callable[[Env], bool]]]:
     shutil.rmtree(site / "protobuf-6.31.1.dist-info")
     install_fake(site, "protobuf", "5.29.6")
     out.append((("TF 2.21 with protobuf 5", "protobuf_incompatible", old_protobuf, clean, root),
-                lambda env: dry_run(str(doctor(env[2], env[3], env[4])["first_fix"]["fix"]))))  # type: ignore[index]  # fmt: skip
+                resolves))  # fmt: skip
 
-    def resolves(env: Env) -> bool:
-        first = doctor(env[2], env[3], env[4])["first_fix"]
-        return isinstance(first, dict) and dry_run(str(first["fix"]))
-
-    scripts = root / "scripts"
-    scripts.mkdir()
-    (scripts / "keras.py").write_text("from keras import layers\n")
-
-    def keras_renamed(env: Env) -> Env:
-        (scripts / "keras.py").rename(scripts / "keras_renamed.py")
-        return env
-
-    out.append((("keras.py in the folder", "module_shadowed", ok, clean, scripts),
-                rerun_after(keras_renamed)))  # fmt: skip
+    scripts, verify = script_named("keras.py", "from keras import layers\n")
+    out.append((("keras.py in the folder", "module_shadowed", ok, clean, scripts), verify))
     out.append((("TF_USE_LEGACY_KERAS, no tf-keras", "keras_mismatch", ok,
                  {**clean, "TF_USE_LEGACY_KERAS": "1"}, root), resolves))  # fmt: skip
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,9 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_fix import TF221_REQUIREMENTS, real_install, tf_requiring, venv_with_pip
-from tests.test_target import site_packages
-from tests.test_user_import import METADATA, install_fake
+from tests.test_fix import CUPTI_OFF_PIN, numpy2_venv, tf221_with_pip, uv_numpy2_venv
 
 from tf_gpucheck.fix.environment import read_environment
 
@@ -36,64 +33,25 @@ Build = Callable[[Path], Path]
 
 
 def numpy2_tf215(where: Path) -> Path:
-    python = venv_with_pip(where)
-    real_install(python, "numpy==2.0.2")
-    tf_requiring(site_packages(python), "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site_packages(python), "keras", "2.15.0")
-    return python
+    return numpy2_venv(where)
 
 
 def numpy2_tf210(where: Path) -> Path:
-    python = venv_with_pip(where)
-    real_install(python, "numpy==2.0.2")
-    tf_requiring(site_packages(python), "2.10.1", ">=1.20")
-    install_fake(site_packages(python), "keras", "2.10.0")
-    return python
-
-
-def tf221(where: Path, *extra: tuple[str, str]) -> Path:
-    python = venv_with_pip(where)
-    site = site_packages(python)
-    install_fake(
-        site, "tensorflow", "2.21.0", (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-    )
-    for name, version in (*TF221_REQUIREMENTS, *extra):
-        install_fake(site, name, version)
-    return python
+    return numpy2_venv(where, "2.10.1", ">=1.20")
 
 
 def keras2_tf221(where: Path) -> Path:
-    return tf221(where, ("keras", "2.15.0"))
+    return tf221_with_pip(where, ("keras", "2.15.0"))
 
 
 def cupti_pin(where: Path) -> Path:
-    return tf221(
-        where,
-        ("keras", "3.15.1"),
-        ("nvidia-cublas-cu12", "12.5.3.2"), ("nvidia-cuda-cupti-cu12", "12.4.127"),
-        ("nvidia-cuda-nvcc-cu12", "12.5.82"), ("nvidia-cuda-nvrtc-cu12", "12.5.82"),
-        ("nvidia-cuda-runtime-cu12", "12.5.82"), ("nvidia-cudnn-cu12", "9.3.0.75"),
-        ("nvidia-cufft-cu12", "11.2.3.61"), ("nvidia-curand-cu12", "10.3.6.82"),
-        ("nvidia-cusolver-cu12", "11.6.3.83"), ("nvidia-cusparse-cu12", "12.5.1.3"),
-        ("nvidia-nccl-cu12", "2.27.7"), ("nvidia-nvjitlink-cu12", "12.5.82"),
-    )  # fmt: skip
+    return tf221_with_pip(where, *CUPTI_OFF_PIN)
 
 
 def uv_numpy2(where: Path) -> Path:
-    uv = shutil.which("uv")
-    if uv is None:
+    python = uv_numpy2_venv(where)
+    if python is None:
         raise RuntimeError("uv is not installed")
-    subprocess.run(
-        [uv, "venv", "--python", sys.executable, str(where)], check=True, capture_output=True
-    )
-    python = where / "bin" / "python"
-    subprocess.run(
-        [uv, "pip", "install", "--python", str(python), "numpy==2.0.2"],
-        check=True,
-        capture_output=True,
-    )
-    tf_requiring(site_packages(python), "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site_packages(python), "keras", "2.15.0")
     return python
 
 

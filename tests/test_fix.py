@@ -62,6 +62,38 @@ def tf_requiring(site: Path, version: str, numpy: str) -> None:
     )
 
 
+def numpy_1_build(site: Path, tf: str = "2.15.1", declared: str = "<2.0.0,>=1.23.5") -> None:
+    """A TensorFlow built for NumPy 1 (its metadata declaring ``numpy (declared)``) and its Keras."""
+    tf_requiring(site, tf, declared)
+    install_fake(site, "keras", f"{tf.rsplit('.', 1)[0]}.0")
+
+
+def numpy2_venv(where: Path, tf: str = "2.15.1", declared: str = "<2.0.0,>=1.23.5") -> Path:
+    """A venv with pip and NumPy 2.0.2 really installed, under :func:`numpy_1_build`."""
+    python = venv_with_pip(where)
+    real_install(python, "numpy==2.0.2")
+    numpy_1_build(site_packages(python), tf, declared)
+    return python
+
+
+def uv_numpy2_venv(where: Path) -> Path | None:
+    """The same made by uv (a venv without pip); None where uv is not installed."""
+    uv = shutil.which("uv")
+    if uv is None:
+        return None
+    subprocess.run(
+        [uv, "venv", "--python", sys.executable, str(where)], check=True, capture_output=True
+    )
+    python = where / "bin" / "python"
+    subprocess.run(
+        [uv, "pip", "install", "--python", str(python), "numpy==2.0.2"],
+        check=True,
+        capture_output=True,
+    )
+    numpy_1_build(site_packages(python))
+    return python
+
+
 TF221_REQUIREMENTS = (
     ("absl-py", "2.3.1"), ("astunparse", "1.6.3"), ("flatbuffers", "25.9.23"),
     ("gast", "0.6.0"), ("google-pasta", "0.2.0"), ("libclang", "18.1.1"),
@@ -72,6 +104,31 @@ TF221_REQUIREMENTS = (
     ("namex", "0.1.0"), ("optree", "0.17.0"),
 )  # fmt: skip
 """What TensorFlow 2.21.0's and Keras 3.15.1's metadata require, at versions that satisfy it."""
+
+
+def tf221_with_pip(where: Path, *extra: tuple[str, str]) -> Path:
+    """A venv with pip, TensorFlow 2.21.0 as its real metadata declares it, what it requires
+    (:data:`TF221_REQUIREMENTS`) and ``extra`` (name, version) distributions."""
+    python = venv_with_pip(where)
+    site = site_packages(python)
+    install_fake(
+        site, "tensorflow", "2.21.0", (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+    )
+    for name, version in (*TF221_REQUIREMENTS, *extra):
+        install_fake(site, name, version)
+    return python
+
+
+CUPTI_OFF_PIN = (
+    ("keras", "3.15.1"),
+    ("nvidia-cublas-cu12", "12.5.3.2"), ("nvidia-cuda-cupti-cu12", "12.4.127"),
+    ("nvidia-cuda-nvcc-cu12", "12.5.82"), ("nvidia-cuda-nvrtc-cu12", "12.5.82"),
+    ("nvidia-cuda-runtime-cu12", "12.5.82"), ("nvidia-cudnn-cu12", "9.3.0.75"),
+    ("nvidia-cufft-cu12", "11.2.3.61"), ("nvidia-curand-cu12", "10.3.6.82"),
+    ("nvidia-cusolver-cu12", "11.6.3.83"), ("nvidia-cusparse-cu12", "12.5.1.3"),
+    ("nvidia-nccl-cu12", "2.27.7"), ("nvidia-nvjitlink-cu12", "12.5.82"),
+)  # fmt: skip
+"""TF 2.21's and-cuda wheels at versions that meet its pins, but CUPTI, 12.4 where 2.21 pins 12.5."""
 
 
 def test_no_terminal_and_no_yes_changes_nothing(run_cli: Any, state: Path) -> None:
@@ -118,11 +175,7 @@ def doctor_causes(run_cli: Any, python: Path, *, allow_cpu: bool = True) -> list
 
 
 def test_numpy_2_under_a_numpy_1_build_is_healed_and_undone(run_cli: Any, state: Path) -> None:
-    python = venv_with_pip(state / "venv")
-    real_install(python, "numpy==2.0.2")
-    site = site_packages(python)
-    tf_requiring(site, "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site, "keras", "2.15.0")
+    python = numpy2_venv(state / "venv")
     before = versions(python)
     assert "numpy_incompatible" in doctor_causes(run_cli, python)
 
@@ -163,11 +216,8 @@ def test_numpy_2_under_a_numpy_1_build_is_healed_and_undone(run_cli: Any, state:
 
 
 def test_tf_210_with_numpy_2(run_cli: Any, state: Path) -> None:
-    python = venv_with_pip(state / "venv")
-    real_install(python, "numpy==2.0.2")
-    site = site_packages(python)
-    tf_requiring(site, "2.10.1", ">=1.20")  # TF 2.10 declares no upper bound, yet needs NumPy 1
-    install_fake(site, "keras", "2.10.0")
+    # TF 2.10 declares no upper bound, yet needs NumPy 1
+    python = numpy2_venv(state / "venv", "2.10.1", ">=1.20")
     before = versions(python)
     assert "numpy_incompatible" in doctor_causes(run_cli, python)
     _, done = fix(run_cli, python, "--yes")
@@ -178,14 +228,7 @@ def test_tf_210_with_numpy_2(run_cli: Any, state: Path) -> None:
 
 
 def test_keras_2_under_tf_221(run_cli: Any, state: Path) -> None:
-    python = venv_with_pip(state / "venv")
-    site = site_packages(python)
-    install_fake(
-        site, "tensorflow", "2.21.0", (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-    )
-    install_fake(site, "keras", "2.15.0")
-    for name, version in TF221_REQUIREMENTS:
-        install_fake(site, name, version)
+    python = tf221_with_pip(state / "venv", ("keras", "2.15.0"))
     before = versions(python)
     causes = doctor_causes(run_cli, python)
     assert causes[0] in ("keras_mismatch", "tf_requirement_unmet"), causes
@@ -201,21 +244,7 @@ def test_keras_2_under_tf_221(run_cli: Any, state: Path) -> None:
 def test_a_cuda_wheel_off_tensorflows_and_cuda_pin(run_cli: Any, state: Path) -> None:
     """TF 2.21's real and-cuda pins, the nvidia-* wheels (as folders and dist-infos) meeting
     them but CUPTI, too old: fix installs the real CUPTI wheel the pin asks for, nothing else."""
-    python = venv_with_pip(state / "venv")
-    site = site_packages(python)
-    install_fake(
-        site, "tensorflow", "2.21.0", (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-    )
-    for name, version in (
-        *TF221_REQUIREMENTS, ("keras", "3.15.1"),
-        ("nvidia-cublas-cu12", "12.5.3.2"), ("nvidia-cuda-cupti-cu12", "12.4.127"),
-        ("nvidia-cuda-nvcc-cu12", "12.5.82"), ("nvidia-cuda-nvrtc-cu12", "12.5.82"),
-        ("nvidia-cuda-runtime-cu12", "12.5.82"), ("nvidia-cudnn-cu12", "9.3.0.75"),
-        ("nvidia-cufft-cu12", "11.2.3.61"), ("nvidia-curand-cu12", "10.3.6.82"),
-        ("nvidia-cusolver-cu12", "11.6.3.83"), ("nvidia-cusparse-cu12", "12.5.1.3"),
-        ("nvidia-nccl-cu12", "2.27.7"), ("nvidia-nvjitlink-cu12", "12.5.82"),
-    ):  # fmt: skip
-        install_fake(site, name, version)
+    python = tf221_with_pip(state / "venv", *CUPTI_OFF_PIN)
     before = versions(python)
     causes = doctor_causes(run_cli, python, allow_cpu=False)
     assert "and_cuda_pins_unmet" in causes, causes
@@ -275,22 +304,9 @@ def test_tensorflow_missing_in_python_39_gets_220(run_cli: Any, state: Path) -> 
 
 
 def test_uv_venv_without_pip(run_cli: Any, state: Path) -> None:
-    uv = shutil.which("uv")
-    if uv is None:
+    python = uv_numpy2_venv(state / "uvenv")
+    if python is None:
         pytest.skip("uv is not installed")
-    where = state / "uvenv"
-    subprocess.run(
-        [uv, "venv", "--python", sys.executable, str(where)], check=True, capture_output=True
-    )
-    python = where / "bin" / "python"
-    subprocess.run(
-        [uv, "pip", "install", "--python", str(python), "numpy==2.0.2"],
-        check=True,
-        capture_output=True,
-    )
-    site = site_packages(python)
-    tf_requiring(site, "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site, "keras", "2.15.0")
     assert read_environment(str(python)).pip is None
     _code, done = fix(run_cli, python, "--yes")
     step = done["steps"][0]
@@ -303,11 +319,7 @@ def test_uv_venv_without_pip(run_cli: Any, state: Path) -> None:
 
 
 def test_unprovable_plan_changes_nothing(run_cli: Any, state: Path, monkeypatch: Any) -> None:
-    python = venv_with_pip(state / "venv")
-    real_install(python, "numpy==2.0.2")
-    site = site_packages(python)
-    tf_requiring(site, "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site, "keras", "2.15.0")
+    python = numpy2_venv(state / "venv")
     before = versions(python)
     # no index reachable
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
@@ -373,11 +385,8 @@ def test_a_failing_later_step_rolls_back_the_earlier_ones(
 
 
 def test_ctrl_c_during_an_install_puts_everything_back(state: Path) -> None:
-    python = venv_with_pip(state / "venv")
-    real_install(python, "numpy==2.0.2")
+    python = numpy2_venv(state / "venv")
     site = site_packages(python)
-    tf_requiring(site, "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site, "keras", "2.15.0")
     before = versions(python)
     process = subprocess.Popen(
         [sys.executable, "-m", "tf_gpucheck", "fix", "--no-tf", "--allow-cpu", "--yes",
@@ -410,11 +419,8 @@ def test_ctrl_c_during_an_install_puts_everything_back(state: Path) -> None:
 
 
 def test_what_conda_installed_is_left_to_conda(run_cli: Any, state: Path) -> None:
-    python = venv_with_pip(state / "venv")
-    real_install(python, "numpy==2.0.2")
+    python = numpy2_venv(state / "venv")
     site = site_packages(python)
-    tf_requiring(site, "2.15.1", "<2.0.0,>=1.23.5")
-    install_fake(site, "keras", "2.15.0")
     (next(site.glob("numpy-*.dist-info")) / "INSTALLER").write_text("conda\n")
     before = versions(python)
     code, done = fix(run_cli, python, "--yes")
