@@ -8,6 +8,7 @@ to another line or loses its code fails here.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,13 @@ DATA = Path(__file__).parent / "data" / "lint"
 
 # file -> exit code, {(cause, line, status)} that must all be there (other findings are errors)
 EXPECTED: dict[str, tuple[int, set[tuple[str | None, int | None, str]]]] = {
-    # TF's own images: 2.15.0-gpu is TF 2.15.0 (not "CUDA 2.15"); no source states its CUDA
-    "tf215-gpu.Dockerfile": (0, {(None, 2, "info")}),
+    # TF's own images: 2.15.0-gpu is TF 2.15.0 (not "CUDA 2.15"), first published with CUDA 11.8
+    # and cuDNN 8.6 under a wheel built for CUDA 12.2 / cuDNN 8.9 (issue #62412)
+    "tf215-gpu.Dockerfile": (
+        1,
+        {("cuda_libs_missing", 2, "fail"), ("cudnn_version_mismatch", 2, "fail")},
+    ),
+    # no source read states the CUDA inside 2.10.0-gpu: said, not guessed
     "tf210-gpu.Dockerfile": (0, {(None, 2, "info")}),
     # 2.18.0-gpu: CUDA 12.3 / cuDNN 8.9 inside while the wheel is built for cuDNN 9.3
     "tf218-gpu.Dockerfile": (1, {("cudnn_version_mismatch", 1, "fail")}),
@@ -143,7 +149,7 @@ def test_tensorflow_tags_are_tensorflow_versions() -> None:
     facts = images.facts("tensorflow/tensorflow:2.15.0-gpu")
     assert facts.tf == "2.15.0"
     assert facts.tf_gpu
-    assert facts.cuda is None  # not "2.15"
+    assert facts.cuda == "11.8"  # the images table's, never "2.15" from the tag
     cpu = images.facts("tensorflow/tensorflow:2.17.0")
     assert cpu.tf == "2.17.0"
     assert not cpu.tf_gpu
@@ -162,11 +168,92 @@ def test_images_table_cites_every_row() -> None:
         for source in row["source"]:
             assert source in sources, (row, source)
     # the lint table's rows for TF's images: every filled value has a row source
+    tf_versions = [row["tf"] for row in table["tensorflow_images"]]
+    assert len(tf_versions) == len(set(tf_versions))
     for row in table["tensorflow_images"]:
-        assert row["tf"].count(".") == 2
+        assert re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", row["tf"]), row["tf"]
         if row["cuda"] is not None:
             assert row["cudnn"] is not None
             assert row["os"] is not None
+
+
+# What TensorFlow's own GPU images hold, per knowledge/images.yaml and the build file each row cites
+# (the Dockerfile at the release tag or branch, or tensorflow/build's on the release date).
+@pytest.mark.parametrize(
+    ("tag", "cuda", "cudnn", "os_name", "python"),
+    [
+        # v2.0.0 tag: ARG CUDA=10.0, ARG CUDNN=7.6.2.24-1, UBUNTU_VERSION=18.04; "2.0.0-gpu" was
+        # Python 2 and "-py3" Python 3, so no Python is stated
+        ("2.0.0-gpu-py3", "10.0", "7.6.2.24", "ubuntu18.04", None),
+        # r2.2 branch (March 2020): ARG CUDA=10.1, ARG CUDNN=7.6.4.38-1, python3 for every tag
+        ("2.2.0-gpu", "10.1", "7.6.4.38", "ubuntu18.04", "3.6"),
+        # first published from tensorflow/build's CUDA 11.8 Dockerfile (before PR #165)
+        ("2.15.0-gpu", "11.8", "8.6.0.163", "ubuntu22.04", "3.11"),
+        ("2.15.0-gpu-jupyter", "11.8", "8.6.0.163", "ubuntu22.04", "3.11"),
+        # built after the move to CUDA 12.3: its own row, not 2.15.0's
+        ("2.15.0.post1-gpu-jupyter", "12.3", "8.9.6.50", "ubuntu22.04", "3.11"),
+        ("2.15.1-gpu", "12.3", "8.9.6.50", "ubuntu22.04", "3.11"),
+    ],
+)
+def test_tensorflow_gpu_images_contents(
+    tag: str, cuda: str, cudnn: str, os_name: str, python: str | None
+) -> None:
+    facts = images.facts(f"tensorflow/tensorflow:{tag}")
+    assert facts.tf_gpu
+    assert facts.tf == tag.split("-", maxsplit=1)[0]
+    assert (facts.cuda, facts.cudnn, facts.os, facts.python) == (cuda, cudnn, os_name, python)
+    assert facts.cudnn_known
+    assert facts.said_by == "per knowledge/images.yaml"
+
+
+@pytest.mark.parametrize("tag", ["2.1.0-gpu", "2.4.0-gpu", "2.11.0-gpu"])
+def test_tensorflow_gpu_images_unread_or_disputed_stay_unknown(tag: str) -> None:
+    # 2.1.0: the tag's Dockerfile says CUDA 10.0 while the wheel and master say 10.1;
+    # 2.3-2.11: the tag's Dockerfile was not read. Unknown, never the wheel's CUDA.
+    facts = images.facts(f"tensorflow/tensorflow:{tag}")
+    assert facts.tf == tag.split("-", maxsplit=1)[0]
+    assert (facts.cuda, facts.cudnn, facts.cudnn_known) == (None, None, False)
+
+
+def test_every_tensorflow_image_row_is_read_back() -> None:
+    # each row is reachable from its own tag (a post release included) and gives its own values
+    for row in knowledge.read("images.yaml")["tensorflow_images"]:
+        facts = images.facts(f"tensorflow/tensorflow:{row['tf']}-gpu")
+        assert facts.tf == row["tf"]
+        assert (facts.cuda, facts.cudnn, facts.os, facts.python) == (
+            row["cuda"],
+            row["cudnn"],
+            row["os"],
+            row["python"],
+        ), row["tf"]
+
+
+def test_tf215_gpu_image_is_judged_with_its_cuda(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "Dockerfile"
+    path.write_text("FROM tensorflow/tensorflow:2.15.0-gpu\nRUN pip install pandas\n")
+    result = run_cli(["lint", "--json", str(path)])
+    assert result.exit_code == 1
+    findings = json.loads(result.stdout)["findings"]
+    cuda = next(f for f in findings if f["cause"] == "cuda_libs_missing")
+    assert "11.8" in cuda["summary"]
+    assert "12" in cuda["summary"]
+    assert "per knowledge/images.yaml" in cuda["summary"]
+    assert cuda["fix"] == 'pip install "tensorflow[and-cuda]==2.15.0"'
+    # the fix it gives makes it pass; so does the tag built after the move to CUDA 12.3
+    path.write_text(
+        'FROM tensorflow/tensorflow:2.15.0-gpu\nRUN pip install "tensorflow[and-cuda]==2.15.0"\n'
+    )
+    assert run_cli(["lint", str(path)]).exit_code == 0
+    path.write_text("FROM tensorflow/tensorflow:2.15.0.post1-gpu-jupyter\n")
+    assert run_cli(["lint", str(path)]).exit_code == 0
+
+
+def test_old_tensorflow_gpu_images_are_judged(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "Dockerfile"
+    for tag in ("2.0.0-gpu-py3", "2.2.0-gpu"):
+        path.write_text(f"FROM tensorflow/tensorflow:{tag}\n")
+        data = json.loads(run_cli(["lint", "--json", str(path)]).stdout)
+        assert [(f["status"], f["cause"]) for f in data["findings"]] == [("ok", None)], tag
 
 
 def test_dockerfile_reader() -> None:

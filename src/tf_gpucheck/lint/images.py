@@ -88,7 +88,8 @@ def facts(reference: str) -> ImageFacts:
             said_by="per its tag",
         )
     if short == "tensorflow/tensorflow":
-        version = re.match(r"^(\d+\.\d+\.\d+)", tag)
+        # 2.15.0.post1-gpu is its own image (built after the move to CUDA 12.3), not 2.15.0's
+        version = re.match(r"^(\d+\.\d+\.\d+(?:\.post\d+)?)", tag)
         gpu = "-gpu" in tag or tag in ("latest-gpu", "nightly-gpu")
         if not version:
             return ImageFacts(reference, tf_gpu=gpu, known=tag.startswith(("latest", "nightly")))
