@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tf_gpucheck.checks.facts import fit
 from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.matrix import (
     CudaRelease,
@@ -18,6 +17,7 @@ from tf_gpucheck.matrix import (
     MinorCompat,
     PlatformFact,
     TfRelease,
+    fit,
     load_matrix,
     parse_matrix,
     python_in_range,

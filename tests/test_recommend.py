@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from tests.conftest import scenario
+from tf_gpucheck.installer.recommend import recommend
 from tf_gpucheck.matrix import load_matrix
-from tf_gpucheck.recommend import recommend
 from tf_gpucheck.snapshot import NvmlInfo
 
 

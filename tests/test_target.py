@@ -287,7 +287,7 @@ def test_fixes_use_the_target_pip_wherever_they_say_pip() -> None:
     import dataclasses
 
     from tests.conftest import scenario
-    from tf_gpucheck.checks.facts import with_target_pip
+    from tf_gpucheck.installer.commands import with_target_pip
 
     base = scenario("two-a100")
     flagged = dataclasses.replace(

@@ -367,7 +367,7 @@ def test_re_run_hints_keep_the_python_that_chose_the_target() -> None:
     import dataclasses
 
     from tests.conftest import scenario
-    from tf_gpucheck.checks import facts
+    from tf_gpucheck.installer import commands
 
     snapshot = scenario("two-a100")
     chosen = dataclasses.replace(
@@ -376,13 +376,13 @@ def test_re_run_hints_keep_the_python_that_chose_the_target() -> None:
             snapshot.target, python_executable="/srv/my env/bin/python", chosen_by="python_flag"
         ),
     )
-    assert facts.rerun(chosen, "doctor", "--timeout", "600") == (
+    assert commands.rerun(chosen, "doctor", "--timeout", "600") == (
         "gpucheck doctor --python '/srv/my env/bin/python' --timeout 600"
     )
     active = dataclasses.replace(
         snapshot, target=dataclasses.replace(snapshot.target, chosen_by="virtual_env")
     )
-    assert facts.rerun(active, "doctor", "--verbose") == "gpucheck doctor --verbose"
+    assert commands.rerun(active, "doctor", "--verbose") == "gpucheck doctor --verbose"
 
 
 def test_bench_names_doctors_first_cause_for_a_cpu_only_build() -> None:

@@ -261,7 +261,8 @@ def gpu_unavailable_reason(snapshot: Snapshot) -> str | None:
     build or a missing TensorFlow is the reason before any driver."""
     from tf_gpucheck.checks import run_checks
     from tf_gpucheck.checks.diagnosis import EXPLAINS
-    from tf_gpucheck.checks.facts import rerun, visible_gpus
+    from tf_gpucheck.checks.facts import visible_gpus
+    from tf_gpucheck.installer.commands import rerun
     from tf_gpucheck.matrix import load_matrix
 
     report = run_checks(snapshot, load_matrix())
@@ -280,7 +281,7 @@ _NEEDS = {"tensorflow": ("tensorflow",), "jax": ("jax", "jaxlib"), "torch": ("to
 def backend_missing(snapshot: Snapshot, backend: str, python: str) -> str | None:
     """Why ``backend`` cannot run in the target environment, from its installed distributions
     (None when it can, or when the packages could not be read: then the child says)."""
-    from tf_gpucheck.checks.facts import main_distributions
+    from tf_gpucheck.installer.commands import main_distributions
 
     packages = snapshot.packages
     if packages.error:

@@ -6,6 +6,7 @@ rejected), queried with ``packaging``. Every row names its public sources.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -311,3 +312,51 @@ def load_matrix(path: str | None = None) -> Matrix:
         return parse_matrix(shipped.read_text(encoding="utf-8"), "compat_matrix.yaml")
     # an editable install or a source checkout: the file lives at the repository root
     return parse_matrix(_REPO_COPY.read_text(encoding="utf-8"), str(_REPO_COPY))
+
+
+# --- how a build serves a GPU, and the driver a CUDA release needs ----------------------
+
+
+@dataclass(frozen=True)
+class CapabilityFit:
+    kind: str
+    """native, ptx, too_old or unsupported."""
+    via: str | None
+    """The sm_XY or compute_XY that serves the GPU."""
+
+
+def _cc_number(text: str) -> int:
+    digits = re.sub(r"\D", "", text)
+    return int(digits) if digits else 0
+
+
+def fit(capability: str, caps: list[str]) -> CapabilityFit:
+    """How a build serves a GPU of ``capability`` ("8.6"): binary kernels run on the same major
+    and an equal or higher minor; PTX is JIT-compiled for any equal or newer GPU."""
+    major, _, minor = capability.partition(".")
+    gpu = int(major) * 10 + int(minor or 0)
+    sass = [c for c in caps if c.startswith("sm_")]
+    ptx = [c for c in caps if c.startswith("compute_")]
+    native = [c for c in sass if _cc_number(c) // 10 == gpu // 10 and _cc_number(c) <= gpu]
+    if native:
+        return CapabilityFit("native", max(native, key=_cc_number))
+    jit = [c for c in ptx if _cc_number(c) <= gpu]
+    if jit:
+        return CapabilityFit("ptx", max(jit, key=_cc_number))
+    lowest = min((_cc_number(c) for c in caps), default=0)
+    if gpu < lowest:
+        return CapabilityFit("too_old", None)
+    return CapabilityFit("unsupported", None)
+
+
+def driver_floor(matrix: Matrix, cuda: str, *, windows: bool) -> tuple[str | None, str | None]:
+    """(the toolkit's own minimum driver, the minor-version-compatibility floor) of CUDA ``cuda``."""
+    row = matrix.cuda_release(cuda)
+    compat = matrix.minor_compat(cuda)
+    toolkit = (row.min_driver_windows if windows else row.min_driver_linux) if row else None
+    floor = (compat.min_driver_windows if windows else compat.min_driver_linux) if compat else None
+    return toolkit, floor
+
+
+def driver_supports(driver: str, need: str | None) -> bool:
+    return need is None or version_at_least(driver, need)

@@ -11,6 +11,7 @@ from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.checks.registry import REGISTRY, Check, check_ids
 from tf_gpucheck.checks.requirements import Requirements, check_requirements
 from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
 
@@ -72,7 +73,9 @@ def run_checks(
         if allow_cpu and not usable and finding.status is Status.FAIL:
             finding = _allow_cpu(finding, gpu_check=item.gpu)
         if finding.fix:
-            finding = dataclasses.replace(finding, fix=facts.with_target_pip(finding.fix, snapshot))
+            finding = dataclasses.replace(
+                finding, fix=commands.with_target_pip(finding.fix, snapshot)
+            )
         findings.append(finding)
     if requirements is not None and requirements.any:
         findings += check_requirements(

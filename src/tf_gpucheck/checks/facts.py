@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
 from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import logscan
-from tf_gpucheck.matrix import Matrix, TfRelease, version_at_least
-from tf_gpucheck.snapshot import Distribution, FrameworkInfo, NvmlGpu, NvmlInfo, PlaceInfo, Snapshot
-
-PLUGIN_DISTRIBUTIONS = frozenset({"tensorflow-metal", "tensorflow-directml-plugin"})
-"""Distributions that plug into another TensorFlow instead of replacing it."""
-CPU_ONLY_DISTRIBUTIONS = frozenset(
-    {"tensorflow-cpu", "tf-nightly-cpu", "tensorflow-cpu-aws", "intel-tensorflow"}
+from tf_gpucheck.installer.commands import (
+    CPU_ONLY_DISTRIBUTIONS,
+    PLUGIN_DISTRIBUTIONS,
+    main_distributions,
 )
+from tf_gpucheck.matrix import Matrix, TfRelease
+from tf_gpucheck.matrix import driver_floor as matrix_driver_floor
+from tf_gpucheck.snapshot import FrameworkInfo, NvmlGpu, NvmlInfo, PlaceInfo, Snapshot
 
 
 def tf_version(snapshot: Snapshot) -> str | None:
@@ -24,20 +23,6 @@ def tf_version(snapshot: Snapshot) -> str | None:
         return snapshot.tensorflow.version
     main = main_distributions(snapshot)
     return main[0].version if main else None
-
-
-def installed_requirement(snapshot: Snapshot) -> str:
-    """ "tensorflow-cpu==2.21.0": the installed TensorFlow distribution, to reinstall exactly it
-    (never a second distribution beside it)."""
-    main = main_distributions(snapshot)
-    if main:
-        return f'"{main[0].name}=={main[0].version}"'
-    version = snapshot.tensorflow.version
-    return f'"tensorflow=={version}"' if version else "tensorflow"
-
-
-def main_distributions(snapshot: Snapshot) -> list[Distribution]:
-    return [d for d in snapshot.packages.tensorflow if d.name not in PLUGIN_DISTRIBUTIONS]
 
 
 def release(snapshot: Snapshot, matrix: Matrix) -> TfRelease | None:
@@ -182,38 +167,6 @@ def compute_capabilities(snapshot: Snapshot, matrix: Matrix) -> tuple[list[str],
     return None
 
 
-@dataclass(frozen=True)
-class CapabilityFit:
-    kind: str
-    """native, ptx, too_old or unsupported."""
-    via: str | None
-    """The sm_XY or compute_XY that serves the GPU."""
-
-
-def _cc_number(text: str) -> int:
-    digits = re.sub(r"\D", "", text)
-    return int(digits) if digits else 0
-
-
-def fit(capability: str, caps: list[str]) -> CapabilityFit:
-    """How a build serves a GPU of ``capability`` ("8.6"): binary kernels run on the same major
-    and an equal or higher minor; PTX is JIT-compiled for any equal or newer GPU."""
-    major, _, minor = capability.partition(".")
-    gpu = int(major) * 10 + int(minor or 0)
-    sass = [c for c in caps if c.startswith("sm_")]
-    ptx = [c for c in caps if c.startswith("compute_")]
-    native = [c for c in sass if _cc_number(c) // 10 == gpu // 10 and _cc_number(c) <= gpu]
-    if native:
-        return CapabilityFit("native", max(native, key=_cc_number))
-    jit = [c for c in ptx if _cc_number(c) <= gpu]
-    if jit:
-        return CapabilityFit("ptx", max(jit, key=_cc_number))
-    lowest = min((_cc_number(c) for c in caps), default=0)
-    if gpu < lowest:
-        return CapabilityFit("too_old", None)
-    return CapabilityFit("unsupported", None)
-
-
 def visible_gpus(snapshot: Snapshot) -> tuple[list[NvmlGpu], str | None]:
     """The NVML GPUs that CUDA_VISIBLE_DEVICES leaves visible to CUDA, and the value itself.
 
@@ -260,125 +213,7 @@ def gpu_expected(snapshot: Snapshot) -> bool:
 
 def driver_floor(snapshot: Snapshot, matrix: Matrix, cuda: str) -> tuple[str | None, str | None]:
     """(the toolkit's own minimum driver, the minor-version-compatibility floor) for this OS."""
-    windows = snapshot.system.os == "Windows"
-    row = matrix.cuda_release(cuda)
-    compat = matrix.minor_compat(cuda)
-    toolkit = (row.min_driver_windows if windows else row.min_driver_linux) if row else None
-    floor = (compat.min_driver_windows if windows else compat.min_driver_linux) if compat else None
-    return toolkit, floor
-
-
-def driver_supports(driver: str, need: str | None) -> bool:
-    return need is None or version_at_least(driver, need)
-
-
-def install_command(row: TfRelease, snapshot: Snapshot, pip_needed: str | None = None) -> str:
-    """The pip command that installs this release with its CUDA libraries where pip can; first
-    an upgrade of pip where the target's is older than ``pip_needed`` (the oldest pip that sees
-    the release's Linux wheel: Python 3.6's own pip 18.1 finds no manylinux2010 wheel)."""
-    first = ""
-    have = snapshot.target.pip_version
-    if pip_needed and have and snapshot.system.os == "Linux":
-        try:
-            if Version(have) < Version(pip_needed):
-                first = f'pip install --upgrade "{_newest_pip(snapshot.system.python_version)}" && '
-        except InvalidVersion:
-            pass
-    return first + _install_command(row, snapshot)
-
-
-# The last pip release for each Python pip dropped (pip's release notes: 21.0 dropped 2.7 and 3.5,
-# 22.0 dropped 3.6, 24.1 dropped 3.7, 25.1 dropped 3.8). Named explicitly: an old pip reading an
-# index without Requires-Python data would otherwise pick a pip that refuses to run.
-_LAST_PIP = {
-    (2, 7): "pip<21",
-    (3, 5): "pip<21",
-    (3, 6): "pip<22",
-    (3, 7): "pip<24.1",
-    (3, 8): "pip<25.1",
-}
-
-
-def _newest_pip(python: str | None) -> str:
-    try:
-        minor = Version(python or "").release[:2]
-    except InvalidVersion:
-        return "pip"
-    return _LAST_PIP.get((minor[0], minor[1]) if len(minor) > 1 else (0, 0), "pip")
-
-
-def _install_command(row: TfRelease, snapshot: Snapshot) -> str:
-    series = f"{row.minor[0]}.{row.minor[1]}.*"
-    # TensorFlow 2.0's GPU build was the separate tensorflow-gpu package (2.1 merged them).
-    name = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
-    if row.and_cuda and snapshot.system.os == "Linux":
-        return f'pip install "{name}[and-cuda]=={series}"'
-    if snapshot.system.os == "Windows":
-        return (
-            f'pip install "{name}=={series}"  # then CUDA {row.windows_native_cuda} '
-            f"and cuDNN {row.windows_native_cudnn}"
-        )
-    return f'pip install "{name}=={series}"  # with CUDA {row.cuda} and cuDNN {row.cudnn}'
-
-
-def isolated_tool_environment(prefix: str | None) -> bool:
-    """gpucheck's own environment is an isolated tool install (pipx, uv tool), not a project's."""
-    text = (prefix or "").replace("\\", "/")
-    return "/pipx/venvs/" in text or "/uv/tools/" in text
-
-
-# a `pip install`/`pip uninstall` wherever a fix says it, but not the one in `python -m pip`
-_PIP = re.compile(r"(?<!-m )(?<![\w./\\%-])pip (install|uninstall)\b")
-
-
-def rerun(snapshot: Snapshot, *args: str) -> str:
-    """A gpucheck command for the same target (``--python`` kept where it chose it)."""
-    from tf_gpucheck.target import rerun as command
-
-    target = snapshot.target
-    return command(
-        target.python_executable, target.chosen_by, *args, windows=snapshot.system.os == "Windows"
-    )
-
-
-def with_target_pip(command: str, snapshot: Snapshot) -> str:
-    """``command`` with every ``pip install``/``pip uninstall`` run by the installer the target
-    really has: its own pip, or ``uv pip ... --python`` for an environment uv made without pip;
-    and ``--user`` where TensorFlow lives in the user site (its CUDA wheels must be found next
-    to it, through its RUNPATH ``$ORIGIN/../nvidia/...``)."""
-    from tf_gpucheck.target import pip_command, shell_quote
-
-    target = snapshot.target
-    windows = snapshot.system.os == "Windows"
-    user = any(d.location == "user_site" for d in main_distributions(snapshot))
-    kernel = snapshot.kernel
-    if kernel is not None and kernel.python == target.python_executable:
-        # in a notebook, %pip runs pip with the kernel's own interpreter (IPython's magic)
-        def magic(match: re.Match[str]) -> str:
-            verb = match.group(1)
-            return f"%pip {verb}" + (" --user" if user and verb == "install" else "")
-
-        return _PIP.sub(magic, command)
-    if target.installer == "uv" and target.python_executable:
-        python = shell_quote(target.python_executable, windows=windows)
-
-        def uv(match: re.Match[str]) -> str:
-            return f"uv pip {match.group(1)} --python {python}"
-
-        return _PIP_DASH_Y.sub(uv, command)
-    pip = pip_command(target.python_executable, target.chosen_by, windows=windows)
-
-    def run(match: re.Match[str]) -> str:
-        verb = match.group(1)
-        return f"{pip} {verb}" + (" --user" if user and verb == "install" else "")
-
-    if pip == "pip" and not user:
-        return command
-    return _PIP.sub(run, command)
-
-
-# uv's uninstall asks nothing: pip's -y has no place there
-_PIP_DASH_Y = re.compile(r"(?<!-m )(?<![\w./\\%-])pip (install|uninstall)\b(?: -y\b)?")
+    return matrix_driver_floor(matrix, cuda, windows=snapshot.system.os == "Windows")
 
 
 NVML_PLAIN_WORDS = {

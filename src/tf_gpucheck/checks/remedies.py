@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from tf_gpucheck.checks import facts
 from tf_gpucheck.checks.diagnosis import Evidence, Known
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.snapshot import Snapshot
 
@@ -37,7 +38,7 @@ def fix_for(known: Known, matrix: Matrix) -> Callable[[str, Sequence[Evidence]],
         function = REMEDIES.get(code)
         command = function(known, matrix, evidence) if function else None
         if command and known.snapshot is not None:
-            command = facts.with_target_pip(command, known.snapshot)
+            command = commands.with_target_pip(command, known.snapshot)
         return command
 
     return fix
@@ -218,9 +219,7 @@ def _numpy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 @remedy("tf_install_broken")
 def _reinstall(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     if known.snapshot is not None:
-        return (
-            f"pip install --force-reinstall --no-deps {facts.installed_requirement(known.snapshot)}"
-        )
+        return f"pip install --force-reinstall --no-deps {commands.installed_requirement(known.snapshot)}"
     version = f"=={known.tf_version}" if known.tf_version else ""
     return f'pip install --force-reinstall --no-deps "tensorflow{version}"'
 
@@ -272,7 +271,7 @@ def _final(versions: Sequence[str]) -> str | None:
 @remedy("install_resolution_failed", "tf_not_installed")
 def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
     if known.snapshot is not None:
-        from tf_gpucheck.recommend import recommend
+        from tf_gpucheck.installer.recommend import recommend
 
         return recommend(known.snapshot, matrix).command
     for item in evidence:
@@ -317,7 +316,7 @@ def _tensorflow_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
 @remedy("tf_cpu_only_build")
 def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     if known.snapshot is not None:
-        names = [d.name for d in facts.main_distributions(known.snapshot)]
+        names = [d.name for d in commands.main_distributions(known.snapshot)]
         return replace_distributions(known, matrix, names or ["tensorflow-cpu"])
     return replace_distributions(known, matrix, ["tensorflow-cpu"])
 
@@ -327,7 +326,7 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
     keeping the installed release when it runs here)."""
     install = 'pip install "tensorflow[and-cuda]"'
     if known.snapshot is not None:
-        from tf_gpucheck.recommend import recommend
+        from tf_gpucheck.installer.recommend import recommend
 
         command = recommend(known.snapshot, matrix, prefer=known.tf_version).command
         install = command or install
@@ -384,7 +383,7 @@ def _cudnn_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> s
 @remedy("tf_import_failed")
 def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     if known.snapshot is not None:
-        what = facts.installed_requirement(known.snapshot)
+        what = commands.installed_requirement(known.snapshot)
     else:
         what = f'"tensorflow=={known.tf_version}"' if known.tf_version else "tensorflow"
     return (

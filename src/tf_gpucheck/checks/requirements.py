@@ -11,6 +11,7 @@ from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import facts
 from tf_gpucheck.checks.findings import Finding, fail, ok
 from tf_gpucheck.errors import GpucheckError
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
 
@@ -131,7 +132,7 @@ def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) ->
                     "require_gpus",
                     "gpu_required",
                     f"a GPU is required and {none}",
-                    fix=facts.rerun(snapshot, "doctor", "--verbose")
+                    fix=commands.rerun(snapshot, "doctor", "--verbose")
                     + "  # the failing checks above say why",
                 )
             )

@@ -49,7 +49,7 @@ def matrix(
 
     table = load_matrix(matrix_file)
     if recommend:
-        from tf_gpucheck.recommend import recommend as recommend_for
+        from tf_gpucheck.installer.recommend import recommend as recommend_for
 
         snapshot = snapshot_for(ctx, source, python, 60.0, tf=False)
         rec = recommend_for(snapshot, table)

@@ -15,7 +15,6 @@ from tf_gpucheck.checks.findings import Report, Status
 from tf_gpucheck.fix.apply import (
     Applied,
     Journal,
-    Proof,
     apply_steps,
     conda_owned,
     is_tool_environment,
@@ -26,6 +25,7 @@ from tf_gpucheck.fix.apply import (
 )
 from tf_gpucheck.fix.environment import Environment, diff, read_environment
 from tf_gpucheck.fix.plan import Plan, Step, make_plan
+from tf_gpucheck.installer.proof import Proof
 from tf_gpucheck.snapshot import Snapshot
 
 __all__ = [
@@ -89,7 +89,7 @@ def prepare(
         if step.runnable:
             proof = prove(step.operations[0], env)
             conda = None if allow_conda else conda_owned(proof, env)
-            run.proofs[index] = Proof(False, proof.changes, conda) if conda else proof
+            run.proofs[index] = Proof("refused", proof.changes, conda) if conda else proof
     return run
 
 

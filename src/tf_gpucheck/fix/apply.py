@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,92 +24,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.version import InvalidVersion, Version
-
-from tf_gpucheck._process import run_child, run_child_streaming
+from tf_gpucheck._process import run_child_streaming
 from tf_gpucheck.fix.environment import (
     Environment,
     backup,
-    normal,
     read_environment,
     restore,
     trees,
 )
-from tf_gpucheck.fix.plan import TENSORFLOW_DISTRIBUTIONS, Operation, Step
-
-REPORT_PIP = Version("22.2")
-"""pip's ``install --dry-run --report`` (pip 22.2 release notes)."""
-
-
-# --- proof -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Proof:
-    ok: bool
-    changes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
-    """name -> (version now or None, version after or None)."""
-    reason: str = ""
-
-
-def uv_executable() -> str | None:
-    return shutil.which("uv")
+from tf_gpucheck.fix.plan import TENSORFLOW_DISTRIBUTIONS, Step
+from tf_gpucheck.installer.operations import Operation
+from tf_gpucheck.installer.proof import Proof, last_line, uv_executable
+from tf_gpucheck.installer.proof import prove as prove_command
 
 
 def prove(operation: Operation, env: Environment, timeout_s: float = 600.0) -> Proof:
-    """What ``operation`` would change, from the installer's own dry run."""
-    now = env.versions()
-    if operation.verb == "uninstall":
-        names = [normal(n) for n in operation.names()]
-        return Proof(True, {n: (now[n], None) for n in names if n in now})
-    if operation.runner == "uv":
-        uv = uv_executable()
-        if uv is None:
-            return Proof(False, reason="this environment was made by uv and uv is not on PATH")
-        result = run_child([*operation.argv(env.python, uv), "--dry-run"], timeout_s=timeout_s)
-        if result.returncode != 0:
-            return Proof(False, reason=_last_line(result.stderr or result.stdout))
-        picked, dropped = _uv_dry_run(result.stderr + result.stdout)
-    else:
-        if env.pip is None:
-            return Proof(False, reason="this environment has no pip (python -m ensurepip adds it)")
-        if _version(env.pip) < REPORT_PIP:
-            return Proof(
-                False,
-                reason=f"pip {env.pip} cannot show what it would install (--dry-run --report "
-                f"needs pip {REPORT_PIP}); the plan cannot be proven here",
-            )
-        with tempfile.TemporaryDirectory(prefix="gpucheck-fix-") as tmp:
-            report_path = Path(tmp) / "report.json"
-            result = run_child(
-                [*operation.argv(env.python), "--dry-run", "--quiet", "--no-input",
-                 "--report", str(report_path)],
-                timeout_s=timeout_s,
-            )  # fmt: skip
-            if result.returncode != 0:
-                return Proof(False, reason=_last_line(result.stderr or result.stdout))
-            try:
-                report = json.loads(report_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return Proof(False, reason="pip wrote no report")
-        picked = {
-            normal(item["metadata"]["name"]): str(item["metadata"]["version"])
-            for item in report.get("install", [])
-        }
-        dropped = set()
-    changes: dict[str, tuple[str | None, str | None]] = {
-        name: (now.get(name), version)
-        for name, version in picked.items()
-        if now.get(name) != version
-    }
-    for name in dropped:
-        changes.setdefault(name, (now.get(name), None))
-    for requirement in operation.requirements:
-        problem = _unmet(requirement, picked, now)
-        if problem:
-            return Proof(False, changes, problem)
-    return Proof(True, changes)
+    """What ``operation`` would change in ``env``, from the installer's own dry run."""
+    return prove_command(operation, env.python, env.versions(), env.pip, timeout_s)
 
 
 def conda_owned(proof: Proof, env: Environment) -> str | None:
@@ -127,48 +57,6 @@ def conda_owned(proof: Proof, env: Environment) -> str | None:
         f"{', '.join(conda)} was installed by conda: change it with conda (conda install "
         f"{' '.join(conda)}), or let pip replace it: gpucheck fix --allow-conda"
     )
-
-
-def _uv_dry_run(text: str) -> tuple[dict[str, str], set[str]]:
-    """uv's ``Would install`` list: `` + name==version`` and `` - name==version`` lines."""
-    picked: dict[str, str] = {}
-    dropped: set[str] = set()
-    for line in text.splitlines():
-        words = line.strip().split()
-        if len(words) == 2 and words[0] in ("+", "-") and "==" in words[1]:
-            name, _, version = words[1].partition("==")
-            if words[0] == "+":
-                picked[normal(name)] = version
-            else:
-                dropped.add(normal(name))
-    return picked, dropped - set(picked)
-
-
-def _unmet(requirement: str, picked: dict[str, str], now: dict[str, str]) -> str | None:
-    try:
-        parsed = Requirement(requirement)
-    except InvalidRequirement:
-        return f"{requirement!r} is not a requirement pip can read"
-    name = normal(parsed.name)
-    version = picked.get(name) or now.get(name)
-    if version is None:
-        return f"the resolver picks no {parsed.name}"
-    if parsed.specifier and not parsed.specifier.contains(version, prereleases=True):
-        return f"the resolver picks {parsed.name} {version}, not {parsed.specifier}"
-    return None
-
-
-def _version(text: str) -> Version:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return Version("0")
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("ERROR")]
-    return (errors or lines or ["the installer failed"])[-1][:300]
 
 
 # --- the journal -------------------------------------------------------------------------
@@ -316,7 +204,7 @@ def apply_steps(
             journal.save()
             if result.returncode != 0:
                 applied.failed = step
-                applied.reason = _last_line(result.stderr or result.stdout)
+                applied.reason = last_line(result.stderr or result.stdout)
                 return applied
         applied.done.append(step)
         if changed_tf and number + 1 < len(steps):

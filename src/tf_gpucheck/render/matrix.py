@@ -9,8 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from tf_gpucheck._numbers import is_whole_number
+from tf_gpucheck.installer.recommend import Recommendation
 from tf_gpucheck.matrix import Matrix, TfRelease
-from tf_gpucheck.recommend import Recommendation
 from tf_gpucheck.render.console import Command
 from tf_gpucheck.render.format import text
 

@@ -9,7 +9,7 @@ from tf_gpucheck.checks import facts, logscan, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.matrix import Matrix, driver_supports
 from tf_gpucheck.snapshot import Snapshot
 
 # --- where it runs -------------------------------------------------------------------------
@@ -203,12 +203,12 @@ def driver_version(snapshot: Snapshot, matrix: Matrix) -> Finding:
     toolkit, floor = facts.driver_floor(snapshot, matrix, cuda)
     driver = nvml.driver_version
     details = f"Driver {driver} supports CUDA up to {nvml.cuda_driver_version}; TensorFlow was built with CUDA {cuda}."
-    if toolkit and facts.driver_supports(driver, toolkit):
+    if toolkit and driver_supports(driver, toolkit):
         return ok(
             "driver_version", f"driver {driver} >= {toolkit}, the minimum for CUDA {cuda}", details
         )
     upgrade = f"upgrade the NVIDIA driver to {toolkit or floor} or newer"
-    if floor and facts.driver_supports(driver, floor):
+    if floor and driver_supports(driver, floor):
         return warn(
             "driver_version",
             "driver_too_old",

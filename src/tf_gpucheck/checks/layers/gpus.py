@@ -5,7 +5,9 @@ from __future__ import annotations
 from tf_gpucheck.checks import facts, logscan, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.matrix import fit as capability_fit
 from tf_gpucheck.snapshot import Snapshot
 
 # --- the GPUs ------------------------------------------------------------------------------
@@ -63,7 +65,7 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
     for gpu in visible:
         if not gpu.compute_capability:
             continue
-        fit = facts.fit(gpu.compute_capability, caps)
+        fit = capability_fit(gpu.compute_capability, caps)
         label = f"GPU {gpu.index} {gpu.name} (compute capability {gpu.compute_capability})"
         lines.append(f"{label}: {fit.kind}{' via ' + fit.via if fit.via else ''}")
         finding: Finding | None = None
@@ -106,15 +108,15 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
 def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str:
     for row in matrix.newest_first():
         caps = row.compute_capabilities
-        if caps and facts.fit(capability, [*caps.sass, *caps.ptx]).kind == "native":
-            return f"{facts.install_command(row, snapshot)}  # the newest release with kernels for {capability}"
+        if caps and capability_fit(capability, [*caps.sass, *caps.ptx]).kind == "native":
+            return f"{commands.install_command(row, snapshot)}  # the newest release with kernels for {capability}"
     return f"no TensorFlow release in gpucheck's table ships kernels for compute capability {capability}"
 
 
 def _find_why(snapshot: Snapshot) -> str:
     return (
         "run your program with TF_CPP_MIN_LOG_LEVEL=0 and read its log with gpucheck explain "
-        f"(or add it here: {facts.rerun(snapshot, 'doctor', '--log', 'FILE')})"
+        f"(or add it here: {commands.rerun(snapshot, 'doctor', '--log', 'FILE')})"
     )
 
 

@@ -12,6 +12,7 @@ from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.diagnosis import Known
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import ModuleOrigin, RequirementInfo, Snapshot
 
@@ -82,7 +83,7 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
     where = f" from {imports.cwd}" if imports.cwd else ""
     installed = [  # what the environment itself holds (PYTHONPATH is the user's, see _shadow)
         d
-        for d in facts.main_distributions(snapshot)
+        for d in commands.main_distributions(snapshot)
         if d.location in (None, "site", "user_site", "system_site")
     ]
     if tf is not None and installed and not _a_package(tf.clean_origin):
@@ -99,7 +100,7 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "pip lists it (its .dist-info is there) while the package folder is gone or emptied: "
             "an interrupted install, or an uninstall of a second TensorFlow distribution that "
             "shared the folder.",
-            f"pip install --force-reinstall --no-deps {facts.installed_requirement(snapshot)}",
+            f"pip install --force-reinstall --no-deps {commands.installed_requirement(snapshot)}",
         )
     if tf is None or tf.origin is None:
         return ok("user_import", f"nothing shadows the environment's packages{where}")
@@ -266,11 +267,11 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
     packages = snapshot.packages
     if packages.error:
         return skip("tf_install", "the interpreter's packages could not be read (see python)")
-    main = facts.main_distributions(snapshot)
+    main = commands.main_distributions(snapshot)
     names = [d.name for d in main]
     listing = ", ".join(f"{d.name} {d.version}" for d in packages.tensorflow)
     if not main:
-        from tf_gpucheck.recommend import recommend
+        from tf_gpucheck.installer.recommend import recommend
         from tf_gpucheck.target import describe
 
         rec = recommend(snapshot, matrix)
@@ -278,7 +279,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
         where = describe(target.python_executable, target.prefix, target.chosen_by)
         details = [f"Interpreter: {snapshot.system.python_executable} ({where})"]
         details += [f"- {reason}" for reason in rec.reasons]
-        if target.chosen_by == "gpucheck" and facts.isolated_tool_environment(target.prefix):
+        if target.chosen_by == "gpucheck" and commands.isolated_tool_environment(target.prefix):
             # Never install TensorFlow into gpucheck's own pipx / uv tool environment.
             return fail(
                 "tf_install",
@@ -319,7 +320,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             _uninstall_and_install(snapshot, matrix, names),
         )
     name = names[0]
-    if name in facts.CPU_ONLY_DISTRIBUTIONS:
+    if name in commands.CPU_ONLY_DISTRIBUTIONS:
         return fail(
             "tf_install",
             "tf_cpu_only_build",
@@ -352,7 +353,7 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "tf_probe_timeout",
             tf.error or "TensorFlow did not finish starting",
             f"Last log lines:\n{log_tail}",
-            facts.rerun(snapshot, "doctor", "--timeout", "600")
+            commands.rerun(snapshot, "doctor", "--timeout", "600")
             + "  # or look for a hung driver in dmesg",
         )
     if tf.returncode is not None and tf.returncode < 0:
@@ -377,7 +378,7 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "SIGBUS while loading TensorFlow: a library file is truncated or corrupt "
                 "(an interrupted download or install, a full disk); reinstalling replaces it.\n"
                 f"To see which file: {debug}\nLast log lines:\n{log_tail}",
-                f"pip install --force-reinstall --no-deps {facts.installed_requirement(snapshot)}"
+                f"pip install --force-reinstall --no-deps {commands.installed_requirement(snapshot)}"
                 "  # a truncated or corrupt file of the install",
             )
         return fail(
@@ -422,7 +423,7 @@ def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "tf_cpu_only_build",
             "this TensorFlow is built for AMD ROCm, not CUDA",
             fix=_uninstall_and_install(
-                snapshot, matrix, [d.name for d in facts.main_distributions(snapshot)]
+                snapshot, matrix, [d.name for d in commands.main_distributions(snapshot)]
             ),
         )
     if not cuda_build:
@@ -432,7 +433,7 @@ def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "this TensorFlow is a CPU-only build: it cannot use any GPU",
             f"Installed: {', '.join(d.name + ' ' + d.version for d in snapshot.packages.tensorflow)}",
             _uninstall_and_install(
-                snapshot, matrix, [d.name for d in facts.main_distributions(snapshot)]
+                snapshot, matrix, [d.name for d in commands.main_distributions(snapshot)]
             ),
         )
     cuda = facts.build_cuda(snapshot, matrix) or "?"

@@ -105,7 +105,7 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 problem,
                 fix,
             )
-        from tf_gpucheck.recommend import recommend
+        from tf_gpucheck.installer.recommend import recommend
 
         rec = recommend(snapshot, matrix)
         best = (

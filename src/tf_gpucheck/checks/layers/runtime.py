@@ -8,6 +8,7 @@ from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.layers.libraries import unmet_pins
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.frameworks import cpu_only
 from tf_gpucheck.snapshot import Snapshot
@@ -69,7 +70,7 @@ def cuda_wheels(snapshot: Snapshot, matrix: Matrix) -> Finding:
         + (facts.tf_version(snapshot) or "")
         + " was built against these versions; pip does not enforce an extra's pins once "
         "another install changed a wheel.\n" + "\n".join(unmet),
-        facts.with_target_pip("pip install " + " ".join(f'"{w}"' for w in wanted), snapshot),
+        commands.with_target_pip("pip install " + " ".join(f'"{w}"' for w in wanted), snapshot),
     )
 
 
