@@ -14,6 +14,7 @@ from tf_gpucheck.probes import Probes
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
 from tf_gpucheck.snapshot import (
     FrameworksInfo,
+    InstallerInfo,
     LibrariesInfo,
     NodeInfo,
     NvmlInfo,
@@ -96,6 +97,9 @@ class SnapshotProbes:
 
     def place(self) -> PlaceInfo | None:
         return self.snapshot.place
+
+    def installer(self, facts: InterpreterFacts) -> InstallerInfo | None:
+        return self.snapshot.installer
 
 
 @dataclass

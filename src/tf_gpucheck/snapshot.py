@@ -16,7 +16,7 @@ from typing import Any
 from tf_gpucheck._codec import DecodeError, from_data, to_data
 from tf_gpucheck.errors import ExitCode, GpucheckError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the snapshot's JSON shape; raised on any incompatible change.
 
 2 added ``node`` (which machine), ``target`` (which Python environment, and why) and
@@ -106,6 +106,43 @@ class TargetInfo:
     pip: ``uv pip install --python ...``); ``None``: neither, or not recorded."""
     pip_version: str | None = None
     """Its pip's version (an old pip cannot see newer wheels' platform tags)."""
+    makes_venvs: bool | None = None
+    """``python -m venv`` with pip works with this interpreter (``venv`` and ``ensurepip`` are
+    there; Debian ships ensurepip apart, in python3-venv). ``None``: not recorded."""
+
+
+@dataclass(frozen=True)
+class PolicyAnswer:
+    """The installer's answer, before resolving anything, to an install with ``options``."""
+
+    options: tuple[str, ...]
+    """``()`` for a plain install, ``("--user",)``."""
+    accepts: bool | None
+    """``True``: it would go on to resolve; ``False``: it refuses; ``None``: not asked."""
+    line: str | None = None
+    """Its own line for a refusal (``error: externally-managed-environment``), or why it was
+    not asked."""
+
+
+@dataclass(frozen=True)
+class InstallerInfo:
+    """The target's installer, asked in the user's setting (see :mod:`tf_gpucheck.probes.installer`)."""
+
+    tool: str | None
+    """``pip``, ``uv`` (an environment uv made without pip), ``None``: none usable."""
+    version: str | None
+    path_pip: str | None = None
+    """The ``pip`` the user's PATH finds."""
+    path_pip_location: str | None = None
+    """The site-packages that ``pip`` runs from, as ``pip --version`` says (in the user's folder,
+    with their variables): the environment it installs into."""
+    policy: tuple[PolicyAnswer, ...] = ()
+    check: tuple[str, ...] | None = None
+    """The installer's own check (``pip check``): every unmet requirement, verbatim; ``()``:
+    none; ``None``: not run."""
+    check_by: str | None = None
+    error: str | None = None
+    """Why it was not asked."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +163,16 @@ class ModuleOrigin:
     distribution: bool | None = None
     """An installed distribution provides ``origin`` (its metadata names it): a package from some
     site-packages. ``False``: nothing does, so it is a file or folder of the user's own."""
+    path_entry: str | None = None
+    """The ``sys.path`` entry it was found through (``None``: not found, or a finder answered)."""
+    added_by: str | None = None
+    """What put that entry there: the values of ``where``, or ``pth`` (a ``.pth`` file, named in
+    ``pth``), or ``finder`` (a meta-path finder, such as an editable install's, answered)."""
+    pth: str | None = None
+    """The ``.pth`` file that added ``path_entry``."""
+    in_target: bool | None = None
+    """``origin`` lies under the target's prefix once links are resolved: the environment's own.
+    ``None``: not recorded (schema < 4) or not found."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +181,9 @@ class ImportsInfo:
 
     cwd: str | None
     """The folder the user runs from (gpucheck's working directory, or ``--cwd``)."""
+    cwd_on_path: bool | None = None
+    """The user's ``python`` puts that folder first on sys.path (not with ``-I`` or
+    ``PYTHONSAFEPATH``); ``None``: not recorded."""
     pythonpath: tuple[str, ...] = ()
     user_site_enabled: bool | None = None
     env: dict[str, str] = field(default_factory=dict)
@@ -481,6 +531,8 @@ class Snapshot:
     """Where this runs (``None``: not recorded, schema < 3)."""
     kernel: KernelInfo | None = None
     """The notebook kernel the Python API ran in (``None``: not in a kernel, or the CLI)."""
+    installer: InstallerInfo | None = None
+    """The target's installer, asked in the user's setting (``None``: not asked, schema < 4)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = to_data(self)

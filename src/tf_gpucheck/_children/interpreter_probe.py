@@ -41,6 +41,7 @@ _IMPORT_ENV = (
     "KERAS_HOME",
     "PYTHONNOUSERSITE",
     "PYTHONPATH",
+    "PYTHONSAFEPATH",
 )
 _DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(-py\d.*)?\.(dist|egg)-info$")
 
@@ -229,33 +230,106 @@ def _where(folder, places):
 
 def _find(name, path):
     # type: (str, List[str]) -> Optional[str]
-    """The file or folder ``import name`` would load from ``path``, found without running it."""
+    """The file or folder ``import name`` would load with ``sys.path`` set to ``path``: the
+    interpreter's own import system (``importlib.util.find_spec``, so the finders that ``.pth``
+    files and editable installs add answer too), found without running the module."""
     try:
-        from importlib.machinery import PathFinder
+        import importlib.util
     except ImportError:  # Python 2.7
-        import imp
-
-        try:
-            handle, pathname, description = imp.find_module(name, path)
-        except ImportError:
-            return None
-        if handle:
-            handle.close()
-        if description[2] == imp.PKG_DIRECTORY:  # a package: its __init__, as 3.x's origin
-            for init in ("__init__.py", "__init__.pyc"):
-                if os.path.exists(os.path.join(pathname, init)):
-                    return os.path.join(pathname, init)
-        return pathname
+        return _find_27(name, path)
+    saved_path, saved_cache = sys.path[:], dict(sys.path_importer_cache)
     try:
-        spec = PathFinder.find_spec(name, path)
-    except Exception:  # a broken path entry or finder: not found from here
-        return None
+        sys.path[:] = path
+        sys.path_importer_cache.clear()
+        try:
+            spec = importlib.util.find_spec(name)
+        except Exception:  # a broken path entry or finder: not found from here
+            return None
+    finally:
+        sys.path[:] = saved_path
+        sys.path_importer_cache.clear()
+        sys.path_importer_cache.update(saved_cache)
     if spec is None:
         return None
-    if spec.origin and spec.origin != "namespace":
+    if spec.origin and spec.origin not in ("namespace", "built-in", "frozen"):
         return spec.origin
     locations = list(spec.submodule_search_locations or [])
     return locations[0] if locations else None
+
+
+def _find_27(name, path):
+    # type: (str, List[str]) -> Optional[str]
+    import imp
+
+    try:
+        handle, pathname, description = imp.find_module(name, path)
+    except ImportError:
+        return None
+    if handle:
+        handle.close()
+    if description[2] == imp.PKG_DIRECTORY:  # a package: its __init__, as 3.x's origin
+        for init in ("__init__.py", "__init__.pyc"):
+            if os.path.exists(os.path.join(pathname, init)):
+                return os.path.join(pathname, init)
+    return pathname
+
+
+def _pth_entries():
+    # type: () -> Dict[str, str]
+    """Each folder a ``.pth`` file put on sys.path, and that file (site.py reads the ``.pth``
+    files of every site folder: a line that is not an ``import`` is a folder, relative to the
+    site folder, added when it exists)."""
+    sites = []  # type: List[str]
+    try:
+        import site
+
+        sites = list(getattr(site, "getsitepackages", list)())
+        user = _user_site()
+        if user:
+            sites.append(user)
+    except Exception:
+        pass
+    for entry in sys.path:
+        if entry and entry.endswith(("site-packages", "dist-packages")) and entry not in sites:
+            sites.append(entry)
+    found = {}  # type: Dict[str, str]
+    for folder in sites:
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for pth in names:
+            text = _read(os.path.join(folder, pth)) or ""
+            for raw in text.splitlines():
+                line = raw.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                key = _norm(os.path.join(folder, line))
+                found.setdefault(key, os.path.join(folder, pth))
+    return found
+
+
+def _inside(path, prefix):
+    # type: (Optional[str], str) -> Optional[bool]
+    """Whether ``path`` lies under ``prefix`` once links are resolved (a venv's files lie under
+    its prefix; another environment's, the user site's or a folder on PYTHONPATH do not)."""
+    if not path:
+        return None
+    real = os.path.normcase(os.path.realpath(path))
+    root = os.path.normcase(os.path.realpath(prefix))
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _entry_of(origin, path):
+    # type: (Optional[str], List[str]) -> Optional[str]
+    """The sys.path entry ``origin`` was found through: the first one that holds it."""
+    if not origin:
+        return None
+    site = _norm(_site_of(origin))
+    for entry in path:
+        if _norm(entry) == site:
+            return entry or "."
+    return None
 
 
 def _keras_config():
@@ -273,13 +347,22 @@ def _keras_config():
     return path, backend if isinstance(backend, str) else None
 
 
+def _adds_cwd():
+    # type: () -> bool
+    """Whether the user's own ``python`` puts their folder first on sys.path (``python -c``, the
+    REPL, ``python script.py`` in it): not with ``-I`` or ``PYTHONSAFEPATH`` (Python 3.11+)."""
+    flags = sys.flags
+    return not (getattr(flags, "isolated", 0) or getattr(flags, "safe_path", False))
+
+
 def imports(cwd):
     # type: (Optional[str]) -> Dict[str, Any]
     """How the user's own ``python`` in ``cwd`` imports TensorFlow and Keras, and how the
     environment alone would (their folder and PYTHONPATH left out)."""
     places = _places()
+    pth = _pth_entries()
     user_path = list(sys.path)
-    if cwd:
+    if cwd and _adds_cwd():
         places.setdefault(_norm(cwd), "cwd")
         user_path.insert(0, cwd)  # `python -c`, the REPL, a notebook: their folder first
     clean = [p for p in sys.path if places.get(_norm(p)) not in ("pythonpath", "cwd")]
@@ -287,19 +370,32 @@ def imports(cwd):
     for name in _MODULES:
         origin = _find(name, user_path)
         clean_origin = _find(name, clean)
+        entry = _entry_of(origin, user_path)
+        place = _origin_place(origin, name, places)
+        added_by = place
+        pth_file = None
+        if entry is not None and _norm(entry) in pth and place in ("other", None):
+            added_by, pth_file = "pth", pth[_norm(entry)]
+        elif origin is not None and entry is None:
+            added_by = "finder"  # a meta-path finder (an editable install) answered
         modules.append(
             {
                 "name": name,
                 "origin": origin,
-                "where": _origin_place(origin, name, places),
+                "where": place,
                 "clean_origin": clean_origin,
                 "clean_where": _origin_place(clean_origin, name, places),
                 "distribution": _packaged(origin, name),
+                "path_entry": entry,
+                "added_by": added_by,
+                "pth": pth_file,
+                "in_target": _inside(origin, sys.prefix),
             }
         )
     config, backend = _keras_config()
     return {
         "cwd": cwd,
+        "cwd_on_path": bool(cwd and _adds_cwd()),
         "pythonpath": [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e],
         "user_site_enabled": bool(_user_site()),
         "env": {k: os.environ[k] for k in _IMPORT_ENV if k in os.environ},
@@ -363,6 +459,12 @@ def _installer(dists):
     return None
 
 
+def _has(name):
+    # type: (str) -> bool
+    """A standard-library module is there (Debian splits venv's ensurepip into python3-venv)."""
+    return _find(name, sys.path) is not None
+
+
 def collect(cwd=None):
     # type: (Optional[str]) -> Dict[str, Any]
     prefix = sys.prefix
@@ -386,6 +488,7 @@ def collect(cwd=None):
         "platform_machine": platform.machine(),
         "distributions": dists,
         "installer": _installer(dists),
+        "makes_venvs": _has("venv") and _has("ensurepip"),
         "imports": imports(cwd),
     }
 

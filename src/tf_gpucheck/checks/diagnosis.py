@@ -422,6 +422,8 @@ def diagnose(
             lines,
             details=finding.details,
             stated=finding.stated,
+            observed=finding.observed,
+            proof=finding.proof,
         )
     for code, items in by_code.items():
         if code in causes or code in SYMPTOMS:

@@ -7,7 +7,26 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tf_gpucheck.installer.proof import Proof
     from tf_gpucheck.similar import Match
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a statement rests on: one observation taken in the target's own setting (the
+    import system in the user's folder, the installer's own check, the dynamic loader's order,
+    a device node), as plain facts an oracle can check by doing the same experiment."""
+
+    kind: str
+    """``import``, ``distribution``, ``requirement``, ``library``, ``device_nodes``, ``installer``."""
+    facts: tuple[tuple[str, object], ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, **dict(self.facts)}
+
+
+def observation(kind: str, **facts: object) -> Observation:
+    return Observation(kind, tuple(facts.items()))
 
 
 class Status(str, enum.Enum):
@@ -38,9 +57,13 @@ class Finding:
     cause: str | None = None
     stated: tuple[str, ...] = ()
     """Judged on facts a text states (``explain``): the words each fact came from."""
+    observed: tuple[Observation, ...] = ()
+    """The observations its statement rests on."""
+    proof: Proof | None = None
+    """The installer's answer to ``fix`` (install fixes, once proven)."""
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "check": self.check,
             "status": self.status.value,
             "summary": self.summary,
@@ -48,10 +71,17 @@ class Finding:
             "fix": self.fix,
             "cause": self.cause,
         }
+        if self.observed:
+            data["observed"] = [o.to_dict() for o in self.observed]
+        if self.proof is not None:
+            data["proof"] = self.proof.to_dict()
+        return data
 
 
-def ok(check: str, summary: str, details: str = "") -> Finding:
-    return Finding(check, Status.OK, summary, details)
+def ok(
+    check: str, summary: str, details: str = "", observed: tuple[Observation, ...] = ()
+) -> Finding:
+    return Finding(check, Status.OK, summary, details, observed=observed)
 
 
 def skip(check: str, summary: str, details: str = "") -> Finding:
@@ -59,21 +89,36 @@ def skip(check: str, summary: str, details: str = "") -> Finding:
 
 
 def info(
-    check: str, summary: str, details: str = "", cause: str | None = None, fix: str | None = None
+    check: str,
+    summary: str,
+    details: str = "",
+    cause: str | None = None,
+    fix: str | None = None,
+    observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.INFO, summary, details, fix, cause)
+    return Finding(check, Status.INFO, summary, details, fix, cause, observed=observed)
 
 
 def warn(
-    check: str, cause: str, summary: str, details: str = "", fix: str | None = None
+    check: str,
+    cause: str,
+    summary: str,
+    details: str = "",
+    fix: str | None = None,
+    observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.WARN, summary, details, fix, cause)
+    return Finding(check, Status.WARN, summary, details, fix, cause, observed=observed)
 
 
 def fail(
-    check: str, cause: str, summary: str, details: str = "", fix: str | None = None
+    check: str,
+    cause: str,
+    summary: str,
+    details: str = "",
+    fix: str | None = None,
+    observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.FAIL, summary, details, fix, cause)
+    return Finding(check, Status.FAIL, summary, details, fix, cause, observed=observed)
 
 
 @dataclass(frozen=True)
@@ -96,6 +141,10 @@ class Cause:
     """For a symptom: the cause code that explains it (it ranks after that cause)."""
     stated: tuple[str, ...] = ()
     """The words of a text the cause was inferred from (``explain``), when it was."""
+    observed: tuple[Observation, ...] = ()
+    """The observations the reporting check's statement rests on."""
+    proof: Proof | None = None
+    """The installer's answer to ``fix``, when it was asked."""
 
     @property
     def origin(self) -> str:
@@ -111,7 +160,16 @@ class Cause:
             parts.append(f"Explains: {', '.join(self.explains)}")
         if self.evidence:
             parts.append("Evidence:\n" + "\n".join(self.evidence))
-        return Finding(self.check, self.status, self.summary, "\n".join(parts), self.fix, self.code)
+        return Finding(
+            self.check,
+            self.status,
+            self.summary,
+            "\n".join(parts),
+            self.fix,
+            self.code,
+            observed=self.observed,
+            proof=self.proof,
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -125,6 +183,8 @@ class Cause:
             "explained_by": self.explained_by,
             "origin": self.origin,
             "stated": list(self.stated),
+            **({"observed": [o.to_dict() for o in self.observed]} if self.observed else {}),
+            **({"proof": self.proof.to_dict()} if self.proof is not None else {}),
         }
 
 

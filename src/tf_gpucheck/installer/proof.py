@@ -42,6 +42,14 @@ class Proof:
     def ok(self) -> bool:
         return self.status == "proven"
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "by": self.by,
+            "detail": self.reason,
+            "changes": {name: list(pair) for name, pair in self.changes.items()},
+        }
+
 
 def uv_executable() -> str | None:
     return shutil.which("uv")

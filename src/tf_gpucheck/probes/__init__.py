@@ -26,6 +26,7 @@ from tf_gpucheck.probes.tensorflow import DEFAULT_TIMEOUT_S, probe_tensorflow
 from tf_gpucheck.snapshot import (
     SCHEMA_VERSION,
     FrameworksInfo,
+    InstallerInfo,
     LibrariesInfo,
     NodeInfo,
     NvmlInfo,
@@ -54,6 +55,7 @@ class Probes(Protocol):
     def tensorflow(self, timeout_s: float) -> TensorflowInfo: ...
     def frameworks(self, facts: InterpreterFacts, timeout_s: float) -> FrameworksInfo: ...
     def place(self) -> PlaceInfo | None: ...
+    def installer(self, facts: InterpreterFacts) -> InstallerInfo | None: ...
 
 
 class LiveProbes:
@@ -109,6 +111,15 @@ class LiveProbes:
 
         return probe_place(self.environ)
 
+    def installer(self, facts: InterpreterFacts) -> InstallerInfo | None:
+        from tf_gpucheck.probes.installer import probe_installer
+
+        user = facts.kind == "system" or any(
+            d.location == "user_site" and d.name.startswith(("tensorflow", "tf-"))
+            for d in facts.distributions
+        )
+        return probe_installer(self.python, facts, self.environ, self.cwd, user=user)
+
 
 def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
     """The snapshot's record of the target: how it was chosen, and what it said about itself."""
@@ -122,6 +133,7 @@ def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
         error=facts.error,
         installer=facts.installer,
         pip_version=facts.pip_version,
+        makes_venvs=facts.makes_venvs,
     )
 
 
@@ -142,6 +154,7 @@ def _collect(
     frameworks_future = (
         pool.submit(probes.frameworks, facts, timeout_s) if include_tensorflow else None
     )
+    installer_future = pool.submit(probes.installer, facts)
     system = probes.system(facts)
     packages = classify(facts)
     node = probes.node()
@@ -156,6 +169,8 @@ def _collect(
     else:
         installed = None if packages.error else bool(packages.tensorflow)
         tensorflow = TensorflowInfo(probed=False, installed=installed)
+    installer = installer_future.result()
+    say("installer: asked")
     if frameworks_future is not None:
         frameworks = frameworks_future.result()
     else:
@@ -174,6 +189,7 @@ def _collect(
         frameworks=frameworks,
         imports=facts.imports,
         place=probes.place(),
+        installer=installer,
     )
 
 
@@ -187,7 +203,7 @@ def collect_snapshot(
     """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot."""
     say = progress or (lambda _message: None)
     allow_children()
-    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="gpucheck-probe") as pool:
+    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="gpucheck-probe") as pool:
         try:
             return _collect(probes, pool, include_tensorflow, timeout_s, say)
         except BaseException:

@@ -51,6 +51,8 @@ class InterpreterFacts:
     imports: ImportsInfo | None = None
     installer: str | None = None
     """``pip`` when the environment has pip, ``uv`` when uv made it without pip, else ``None``."""
+    makes_venvs: bool | None = None
+    """``python -m venv`` with pip works here (``venv`` and ``ensurepip`` are there)."""
 
     @property
     def pip_version(self) -> str | None:
@@ -158,6 +160,7 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
         markers=markers if "sys_platform" in markers else None,
         imports=_imports(data.get("imports")),
         installer=text("installer"),
+        makes_venvs=_flag(data.get("makes_venvs")),
     )
 
 
@@ -176,9 +179,11 @@ def _imports(data: object) -> ImportsInfo | None:
             where=text(item.get("where")),
             clean_origin=text(item.get("clean_origin")),
             clean_where=text(item.get("clean_where")),
-            distribution=item.get("distribution")
-            if isinstance(item.get("distribution"), bool)
-            else None,
+            distribution=_flag(item.get("distribution")),
+            path_entry=text(item.get("path_entry")),
+            added_by=text(item.get("added_by")),
+            pth=text(item.get("pth")),
+            in_target=_flag(item.get("in_target")),
         )
         for item in data.get("modules") or ()
         if isinstance(item, dict)
@@ -186,6 +191,7 @@ def _imports(data: object) -> ImportsInfo | None:
     env = data.get("env")
     return ImportsInfo(
         cwd=text(data.get("cwd")),
+        cwd_on_path=_flag(data.get("cwd_on_path")),
         pythonpath=tuple(str(p) for p in data.get("pythonpath") or ()),
         user_site_enabled=data.get("user_site_enabled")
         if isinstance(data.get("user_site_enabled"), bool)
@@ -195,3 +201,7 @@ def _imports(data: object) -> ImportsInfo | None:
         keras_config_backend=text(data.get("keras_config_backend")),
         modules=modules,
     )
+
+
+def _flag(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None

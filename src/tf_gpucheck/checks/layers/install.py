@@ -10,11 +10,20 @@ from packaging.version import InvalidVersion, Version
 
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.diagnosis import Known
-from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
+from tf_gpucheck.checks.findings import (
+    Finding,
+    Observation,
+    fail,
+    info,
+    observation,
+    ok,
+    skip,
+    warn,
+)
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.snapshot import ModuleOrigin, RequirementInfo, Snapshot
+from tf_gpucheck.snapshot import ImportsInfo, ModuleOrigin, RequirementInfo, Snapshot
 
 
 def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
@@ -28,7 +37,11 @@ _WHAT_PUT_IT_THERE = {
     "cwd": "your folder",
     "pythonpath": "PYTHONPATH",
     "user_site": "the user site (pip install --user)",
-    "system_site": "the base interpreter's site-packages",
+    "system_site": "the base interpreter's site-packages (--system-site-packages)",
+    "site": "this environment's site-packages",
+    "stdlib": "the standard library",
+    "pth": "a .pth file",
+    "finder": "an import hook (an editable install's finder)",
     "other": "a folder on sys.path",
 }
 
@@ -39,28 +52,97 @@ def _a_package(origin: str | None) -> bool:
     return origin is not None and origin.endswith((".py", ".pyc", ".so", ".pyd"))
 
 
-def _shadow(module: ModuleOrigin) -> tuple[str, str, str] | None:
-    """(cause, summary, fix) when the user's ``import`` gets something else than the environment's."""
-    if module.origin is None or module.origin == module.clean_origin:
+def _folder(origin: str) -> str:
+    """A package's folder (its ``__init__.py`` dropped), or a module's file."""
+    return origin.removesuffix("/__init__.py").removesuffix("\\__init__.py")
+
+
+def _through(module: ModuleOrigin) -> str:
+    """ "through PYTHONPATH entry /x", "through /venv/lib/.../extra.pth (it adds /y)"."""
+    added_by = module.added_by or module.where or "other"
+    if added_by == "pth" and module.pth:
+        return f"through {module.pth}, which adds {module.path_entry} to sys.path"
+    words = _WHAT_PUT_IT_THERE.get(added_by, "a folder on sys.path")
+    if module.path_entry and added_by not in ("finder",):
+        return f"through {words} ({module.path_entry})"
+    return f"through {words}"
+
+
+def import_observation(module: ModuleOrigin, cwd: str | None) -> Observation:
+    return observation(
+        "import",
+        module=module.name,
+        cwd=cwd,
+        origin=module.origin,
+        path_entry=module.path_entry,
+        added_by=module.added_by or module.where,
+        pth=module.pth,
+        in_target=module.in_target,
+    )
+
+
+def _outside(module: ModuleOrigin) -> bool:
+    """The module's file lies outside the target's prefix (observed); a snapshot before schema
+    4 did not record it, and then only what put it on the path says so."""
+    if module.in_target is not None:
+        return not module.in_target
+    return module.where not in ("site", "stdlib")
+
+
+def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str:
+    """The command that takes ``entry`` out of PYTHONPATH and keeps the rest."""
+    import os
+    import shlex
+
+    if entry is None:
+        return "unset PYTHONPATH  # it brings another environment's packages"
+    wanted = os.path.normcase(os.path.abspath(entry))
+    rest = [p for p in pythonpath if os.path.normcase(os.path.abspath(p)) != wanted]
+    if not rest or len(rest) == len(pythonpath):
+        return "unset PYTHONPATH  # it brings another environment's packages"
+    return f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}  # without {entry}"
+
+
+def _shadow(module: ModuleOrigin, imports: ImportsInfo) -> tuple[str, str, str, str] | None:
+    """(cause, summary, fix, status) when the user's ``import`` gets something else than the
+    environment's own package, as observed by the target's import system in the user's folder."""
+    if module.origin is None:
         return None
-    if module.where not in ("cwd", "pythonpath", "other"):
-        return None
-    where = _WHAT_PUT_IT_THERE.get(module.where or "other", "a folder on sys.path")
-    path = module.origin.removesuffix("/__init__.py").removesuffix("\\__init__.py")
-    if module.distribution is False:
+    path = _folder(module.origin)
+    if module.distribution is False and module.where in ("cwd", "pythonpath", "other"):
+        where = _WHAT_PUT_IT_THERE.get(module.where or "other", "a folder on sys.path")
+        renamed = f"{path.removesuffix('.py')}_renamed{'.py' if path.endswith('.py') else ''}"
+        fix = (
+            f"mv {path} {renamed}  # rename it (a script named {module.name}.py hides the package)"
+        )
+        if module.clean_origin is None:
+            return (
+                "module_shadowed",
+                f"`import {module.name}` loads {path} (in {where}), a file of your own, not the "
+                f"{module.name} package (which this environment does not have)",
+                fix,
+                "fail",
+            )
         return (
             "module_shadowed",
             f"{path} (in {where}) shadows the {module.name} package: `import {module.name}` "
             "loads it instead",
-            f"mv {path} {path.removesuffix('.py')}_renamed{'.py' if path.endswith('.py') else ''}"
-            f"  # rename it (a script named {module.name}.py hides the package)",
+            fix,
+            "fail",
         )
+    if module.origin == module.clean_origin or not _outside(module):
+        return None
     if module.where == "pythonpath":
+        own = (
+            f"not this environment's ({_folder(module.clean_origin)})"
+            if module.clean_origin
+            else "which this environment does not have itself"
+        )
         return (
             "pythonpath_foreign",
-            f"PYTHONPATH brings another {module.name}: `import {module.name}` loads {path}, "
-            "not this environment's",
-            "unset PYTHONPATH  # it points at another environment's packages",
+            f"PYTHONPATH brings another {module.name}: `import {module.name}` loads {path}, {own}",
+            _remaining_pythonpath(imports.pythonpath, module.path_entry),
+            "fail",
         )
     return None
 
@@ -69,16 +151,20 @@ def _shadow(module: ModuleOrigin) -> tuple[str, str, str] | None:
 def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
     imports = snapshot.imports
     if imports is None:
-        return skip("user_import", "not recorded (a snapshot before schema 3)")
+        return skip("user_import", not_recorded(snapshot))
+    observed = tuple(
+        import_observation(m, imports.cwd) for m in imports.modules if m.origin is not None
+    )
     for module in imports.modules:
-        found = _shadow(module)
+        found = _shadow(module, imports)
         if found:
-            cause, summary, fix = found
+            cause, summary, fix, status = found
             details = (
-                f"from {imports.cwd or 'your folder'}: {module.origin} ({module.where})\n"
+                f"from {imports.cwd or 'your folder'}: {module.origin} ({_through(module)})\n"
                 f"the environment's own: {module.clean_origin or 'not installed'}"
             )
-            return fail("user_import", cause, summary, details, fix)
+            judge = fail if status == "fail" else warn
+            return judge("user_import", cause, summary, details, fix, observed=observed)
     tf = next((m for m in imports.modules if m.name == "tensorflow"), None)
     where = f" from {imports.cwd}" if imports.cwd else ""
     installed = [  # what the environment itself holds (PYTHONPATH is the user's, see _shadow)
@@ -101,10 +187,40 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "an interrupted install, or an uninstall of a second TensorFlow distribution that "
             "shared the folder.",
             f"pip install --force-reinstall --no-deps {commands.installed_requirement(snapshot)}",
+            observed=observed,
         )
+    details = "\n".join(
+        f"{m.name}: {m.origin} ({_through(m)})" for m in imports.modules if m.origin is not None
+    )
     if tf is None or tf.origin is None:
-        return ok("user_import", f"nothing shadows the environment's packages{where}")
-    return ok("user_import", f"`import tensorflow`{where} loads this environment's TensorFlow")
+        return ok(
+            "user_import", f"nothing shadows the environment's packages{where}", details, observed
+        )
+    if _outside(tf):
+        prefix = snapshot.target.prefix or "this environment"
+        return info(
+            "user_import",
+            f"`import tensorflow`{where} loads {_folder(tf.origin)}, outside {prefix}: "
+            f"{_through(tf)}",
+            details
+            + "\nIt is not this environment's own: pip in this environment does not install, "
+            "upgrade or remove it.",
+            observed=observed,
+        )
+    return ok(
+        "user_import",
+        f"`import tensorflow`{where} loads this environment's TensorFlow ({_folder(tf.origin)})",
+        details,
+        observed,
+    )
+
+
+def not_recorded(snapshot: Snapshot) -> str:
+    """Why the user's import was not recorded: an interpreter that could not be queried, or an
+    older snapshot."""
+    if snapshot.target.error:
+        return f"the interpreter could not be queried: {snapshot.target.error}"
+    return "not recorded (a snapshot before schema 3)"
 
 
 # --- what TensorFlow declares it needs ------------------------------------------------------
@@ -240,7 +356,7 @@ def kernel(snapshot: Snapshot, matrix: Matrix) -> Finding:
 def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
     requirements = snapshot.packages.requirements
     if requirements is None:
-        return skip("tf_requirements", "not recorded (a snapshot before schema 3)")
+        return skip("tf_requirements", not_recorded(snapshot))
     if not snapshot.packages.tensorflow:
         return skip("tf_requirements", "TensorFlow is not installed")
     problems = requirement_problems(requirements, facts.tf_version(snapshot))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tf_gpucheck.checks import facts, logscan, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
+from tf_gpucheck.checks.layers.install import not_recorded
 from tf_gpucheck.checks.layers.libraries import unmet_pins
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
@@ -139,7 +140,7 @@ CPU_ONLY_BUILD = {
 def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
     imports = snapshot.imports
     if imports is None:
-        return skip("keras_backend", "not recorded (a snapshot before schema 3)")
+        return skip("keras_backend", not_recorded(snapshot))
     keras_version = snapshot.packages.keras
     if keras_version is None or minor_version(keras_version)[0] < 3:
         return skip("keras_backend", "Keras 3 is not installed (only Keras 3 reads KERAS_BACKEND)")

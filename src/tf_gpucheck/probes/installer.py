@@ -1,0 +1,203 @@
+"""The target's installer, asked in the user's own setting: which one, what it refuses before it
+resolves anything, and what its own check says is unmet.
+
+Facts only, all observed by running the installer the way a printed fix would run it (the
+target's interpreter, the user's variables, config files and folder):
+
+- ``pip`` (or uv) and its version; the ``pip`` the user's ``PATH`` finds, and where it says it
+  installs (``pip --version``, run in the user's folder: a pyenv shim or a copied venv's script
+  may run another Python): a fix that says plain ``pip`` works only when that is the target's;
+- its **policy**: an install of a name that exists nowhere, with ``--dry-run --no-index`` (uv:
+  ``--offline``), so nothing can be installed and nothing is downloaded. Everything the installer
+  decides before resolving (PEP 668's ``EXTERNALLY-MANAGED``, ``require-virtualenv``, ``user``
+  and ``target`` settings, a pip too old to run) answers first; "no matching distribution" for
+  that name means it would go on to resolve. Under a second, offline;
+- its **check** (``pip check``, ``uv pip check``): every requirement an installed distribution
+  declares and the environment does not meet, as the installer states it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+
+from tf_gpucheck._process import run_child
+from tf_gpucheck.probes.interpreter import InterpreterFacts
+from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer
+
+PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
+"""A name no index has: the installer's answer to it is its policy, never an install."""
+
+_NOT_FOUND = (
+    "No matching distribution found for gpucheck-installer-probe",
+    "Could not find a version that satisfies the requirement gpucheck-installer-probe",
+    "gpucheck-installer-probe-does-not-exist was not found",
+    "Because gpucheck-installer-probe-does-not-exist",
+)
+"""What pip and uv say once they have passed every policy and looked for the name."""
+
+_DRY_RUN_PIP = (22, 2)
+"""``pip install --dry-run`` (pip 22.2 release notes)."""
+
+
+def probe_installer(
+    python: str,
+    facts: InterpreterFacts,
+    environ: Mapping[str, str],
+    cwd: str | None,
+    *,
+    user: bool = False,
+    timeout_s: float = 30.0,
+) -> InstallerInfo:
+    """Ask the target's installer; ``user``: also ask about ``--user`` (the target's TensorFlow
+    lives in the user site, or the target is not a virtual environment)."""
+    if facts.error:
+        return InstallerInfo(tool=None, version=None, error=f"not asked: {facts.error}")
+    path_pip = shutil.which("pip", path=environ.get("PATH"))
+    tool = facts.installer
+    uv = shutil.which("uv", path=environ.get("PATH")) if tool == "uv" else None
+    if tool == "uv" and uv is None:
+        return InstallerInfo(
+            tool="uv",
+            version=None,
+            path_pip=path_pip,
+            error="this environment was made by uv without pip, and uv is not on PATH",
+        )
+    if tool is None:
+        return InstallerInfo(
+            tool=None,
+            version=None,
+            path_pip=path_pip,
+            error="no pip in this environment (python -m ensurepip adds it)",
+        )
+    version = facts.pip_version if tool == "pip" else _uv_version(uv or "uv", environ)
+    asks: list[tuple[str, ...]] = [()]
+    if user and tool == "pip":
+        asks.append(("--user",))
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gpucheck-installer") as pool:
+        answers = [
+            pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
+            for options in asks
+        ]
+        checked = pool.submit(_check, tool, python, uv, environ, cwd, timeout_s)
+        located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
+        policy = tuple(a.result() for a in answers)
+        check, check_by = checked.result()
+        path_pip_location = located.result() if located else None
+    return InstallerInfo(
+        tool=tool,
+        version=version,
+        path_pip=path_pip,
+        path_pip_location=path_pip_location,
+        policy=policy,
+        check=check,
+        check_by=check_by,
+    )
+
+
+_PIP_FROM = re.compile(r"^pip \S+ from (?P<where>.+?) \(python [^)]*\)\s*$", re.MULTILINE)
+
+
+def pip_location(pip: str, environ: Mapping[str, str], cwd: str | None) -> str | None:
+    """Where the ``pip`` command installs from, as it says itself (``pip --version``: "pip 25.2
+    from /venv/lib/python3.11/site-packages/pip (python 3.11)"): the folder holding ``pip``."""
+    try:
+        result = run_child([pip, "--version"], timeout_s=20, env=dict(environ), cwd=_folder(cwd))
+    except OSError:
+        return None
+    match = _PIP_FROM.search(result.stdout)
+    return os.path.dirname(match.group("where").rstrip("/\\")) if match else None
+
+
+def _uv_version(uv: str, environ: Mapping[str, str]) -> str | None:
+    try:
+        result = run_child([uv, "--version"], timeout_s=10, env=dict(environ))
+    except OSError:
+        return None
+    match = re.search(r"uv (\S+)", result.stdout)
+    return match.group(1) if match else None
+
+
+def _older(version: str | None, wanted: tuple[int, int]) -> bool:
+    numbers = [int(n) for n in re.findall(r"\d+", version or "")[:2]]
+    return bool(numbers) and tuple(numbers) < wanted
+
+
+def _policy(
+    tool: str,
+    python: str,
+    uv: str | None,
+    version: str | None,
+    options: tuple[str, ...],
+    environ: Mapping[str, str],
+    cwd: str | None,
+    timeout_s: float,
+) -> PolicyAnswer:
+    if tool == "uv":
+        argv = [uv or "uv", "pip", "install", "--python", python, "--dry-run", "--offline"]
+    else:
+        argv = [python, "-m", "pip", "install", "--no-index", "--no-deps", "--no-input"]
+        if not _older(version, _DRY_RUN_PIP):
+            argv.append("--dry-run")  # an old pip has none: the name exists nowhere anyway
+    argv += [*options, PROBE_REQUIREMENT]
+    try:
+        result = run_child(argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd))
+    except OSError as exc:
+        return PolicyAnswer(options, None, f"not asked: {exc.strerror}")
+    text = f"{result.stderr}\n{result.stdout}"
+    if result.timed_out:
+        return PolicyAnswer(options, None, f"not asked: no answer in {timeout_s:.0f} s")
+    if any(marker in text for marker in _NOT_FOUND):
+        return PolicyAnswer(options, True, None)
+    return PolicyAnswer(options, False, refusal_line(text))
+
+
+def refusal_line(text: str) -> str:
+    """The installer's own words for a refusal: its first ``error:`` line (pip prints the PEP 668
+    reason as ``error: externally-managed-environment``), else its last line."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if line.lower().startswith("error:"):
+            return line[:300]
+    return (lines[-1] if lines else "the installer refused without a message")[:300]
+
+
+def _check(
+    tool: str,
+    python: str,
+    uv: str | None,
+    environ: Mapping[str, str],
+    cwd: str | None,
+    timeout_s: float,
+) -> tuple[tuple[str, ...] | None, str | None]:
+    """The installer's own check: each unmet requirement, one line each as it says it."""
+    if tool == "uv":
+        argv = [uv or "uv", "pip", "check", "--python", python]
+        by = "uv pip check"
+    else:
+        argv = [python, "-m", "pip", "check"]
+        by = "pip check"
+    try:
+        result = run_child(argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd))
+    except OSError:
+        return None, None
+    if result.timed_out or result.returncode not in (0, 1):
+        return None, None
+    lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines()]
+    unmet = tuple(line for line in lines if _is_check_line(line))
+    return unmet, by
+
+
+def _is_check_line(line: str) -> bool:
+    return bool(
+        re.match(r"^\S+ \S+ (requires|has requirement) ", line)
+        or line.startswith("The package `")
+        or re.match(r"^\S+ \S+ is not supported on this platform", line)
+    )
+
+
+def _folder(cwd: str | None) -> str | None:
+    return cwd if cwd and os.path.isdir(cwd) else None
