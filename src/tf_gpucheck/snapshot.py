@@ -125,6 +125,29 @@ class PolicyAnswer:
 
 
 @dataclass(frozen=True)
+class UnmetRequirement:
+    """One line of the installer's own check, from the declaring package's side: ``of``
+    declares ``requirement`` on ``name``, and the environment has ``have`` (``None``: not
+    installed)."""
+
+    line: str
+    """Verbatim: "tf-keras 2.17.0 has requirement tensorflow<2.18,>=2.17, but you have
+    tensorflow 2.18.0." (pip), "The package `a` requires `b<2`, but `2.5` is installed" (uv)."""
+    of: str
+    of_version: str | None
+    name: str
+    requirement: str | None
+    """As the installer states it ("tensorflow<2.18,>=2.17"); pip names only the package of a
+    missing one."""
+    have: str | None
+    of_requested: bool | None = None
+    """The user asked for ``of`` by name (its REQUESTED file), rather than as a dependency."""
+    name_requested: bool | None = None
+    of_installed_at: float | None = None
+    name_installed_at: float | None = None
+
+
+@dataclass(frozen=True)
 class InstallerInfo:
     """The target's installer, asked in the user's setting (see :mod:`tf_gpucheck.probes.installer`)."""
 
@@ -137,9 +160,9 @@ class InstallerInfo:
     """The site-packages that ``pip`` runs from, as ``pip --version`` says (in the user's folder,
     with their variables): the environment it installs into."""
     policy: tuple[PolicyAnswer, ...] = ()
-    check: tuple[str, ...] | None = None
-    """The installer's own check (``pip check``): every unmet requirement, verbatim; ``()``:
-    none; ``None``: not run."""
+    check: tuple[UnmetRequirement, ...] | None = None
+    """The installer's own check (``pip check``): every unmet requirement; ``()``: none;
+    ``None``: not run."""
     check_by: str | None = None
     error: str | None = None
     """Why it was not asked."""

@@ -31,6 +31,7 @@ _REQUIRES_OF = (
     "nvidia-tensorflow",
     "keras",
     "tf-keras",
+    "tensorboard",
 )
 # modules whose import gpucheck follows from the user's folder (found, never executed)
 _MODULES = ("tensorflow", "keras", "numpy")
@@ -123,6 +124,14 @@ def _files(folder, site):
     return paths
 
 
+def _mtime(path):
+    # type: (str) -> Optional[float]
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
 def _distribution(site, entry, where):
     # type: (str, str, str) -> Optional[Dict[str, Any]]
     folder = os.path.join(site, entry)
@@ -148,6 +157,9 @@ def _distribution(site, entry, where):
         "requires": None,
         "libs": None,
         "location": where,
+        # pip (and uv) write REQUESTED for what the user asked for by name, not for dependencies
+        "requested": os.path.exists(os.path.join(folder, "REQUESTED")) if is_dir else None,
+        "installed_at": _mtime(folder),
     }  # type: Dict[str, Any]
     if normalised.startswith(_REQUIRES_OF):
         if entry.endswith(".egg-info") and is_dir:

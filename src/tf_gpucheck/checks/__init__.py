@@ -74,7 +74,9 @@ def run_checks(
             finding = _allow_cpu(finding, gpu_check=item.gpu)
         if finding.fix:
             finding = dataclasses.replace(
-                finding, fix=commands.with_target_pip(finding.fix, snapshot)
+                finding,
+                fix=commands.with_target_pip(finding.fix, snapshot),
+                fallbacks=tuple(commands.with_target_pip(f, snapshot) for f in finding.fallbacks),
             )
         findings.append(finding)
     if requirements is not None and requirements.any:

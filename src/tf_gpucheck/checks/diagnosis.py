@@ -424,6 +424,7 @@ def diagnose(
             stated=finding.stated,
             observed=finding.observed,
             proof=finding.proof,
+            fallbacks=finding.fallbacks,
         )
     for code, items in by_code.items():
         if code in causes or code in SYMPTOMS:

@@ -61,6 +61,8 @@ class Finding:
     """The observations its statement rests on."""
     proof: Proof | None = None
     """The installer's answer to ``fix`` (install fixes, once proven)."""
+    fallbacks: tuple[str, ...] = ()
+    """What to print instead of ``fix``, in order, when the installer refuses it."""
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -145,6 +147,8 @@ class Cause:
     """The observations the reporting check's statement rests on."""
     proof: Proof | None = None
     """The installer's answer to ``fix``, when it was asked."""
+    fallbacks: tuple[str, ...] = ()
+    """What to print instead of ``fix``, in order, when the installer refuses it."""
 
     @property
     def origin(self) -> str:
@@ -169,6 +173,7 @@ class Cause:
             self.code,
             observed=self.observed,
             proof=self.proof,
+            fallbacks=self.fallbacks,
         )
 
     def to_dict(self) -> dict[str, object]:

@@ -94,8 +94,9 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
 def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     if known.place in ("docker", "podman", "kubernetes"):
         return (
-            "install the NVIDIA driver on the host (never in the image), then give the container "
-            "the GPU: docker run --gpus all ... (Kubernetes: a nvidia.com/gpu limit)"
+            "if the host has an NVIDIA GPU: its driver belongs on the host (never in the image); "
+            "give the container the GPU: docker run --gpus all ... (Kubernetes: a nvidia.com/gpu "
+            "limit)"
         )
     if known.place in ("colab", "kaggle"):
         return NOTEBOOK_GPU
@@ -473,14 +474,16 @@ def _stub(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 def _container(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     if known.place == "podman":
         return (
-            "start the container with the GPU: podman run --device nvidia.com/gpu=all ...; on "
-            "the host install the NVIDIA Container Toolkit and generate its CDI specification: "
-            "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml"
+            "if the host has an NVIDIA GPU: start the container with it: podman run --device "
+            "nvidia.com/gpu=all ...; on the host install the NVIDIA Container Toolkit and "
+            "generate its CDI specification: sudo nvidia-ctk cdi generate "
+            "--output=/etc/cdi/nvidia.yaml"
         )
     return (
-        "start the container with the GPU: docker run --gpus all ... (Podman: --device "
-        "nvidia.com/gpu=all); on the host install the NVIDIA Container Toolkit and run "
-        "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
+        "if the host has an NVIDIA GPU: start the container with it: docker run --gpus all ... "
+        "(Podman: --device nvidia.com/gpu=all); on the host install the NVIDIA Container "
+        "Toolkit and run sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl "
+        "restart docker"
     )
 
 
@@ -492,7 +495,8 @@ def _capabilities(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) ->
 @remedy("pod_no_gpu")
 def _pod(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     return (
-        "give the container a GPU: resources.limits nvidia.com/gpu: 1 (and runtimeClassName: "
+        "if the cluster has GPU nodes: give the container a GPU: resources.limits "
+        "nvidia.com/gpu: 1 (and runtimeClassName: "
         "nvidia where the cluster uses one); kubectl describe nodes | grep nvidia.com/gpu shows "
         "what the device plugin offers"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -113,8 +113,10 @@ def snapshot_for(
     tf: bool,
     redact: bool = False,
     cwd: str | None = None,
+    on_partial: Callable[[Snapshot, Any], None] | None = None,
 ) -> Snapshot:
-    """The snapshot a command judges: read from ``--from``, else probed live."""
+    """The snapshot a command judges: read from ``--from``, else probed live. ``on_partial``
+    gets the snapshot without TensorFlow, and the probes, while TensorFlow still imports."""
     import dataclasses
     import os
 
@@ -133,8 +135,9 @@ def snapshot_for(
             target = dataclasses.replace(target, cwd=os.path.abspath(cwd))
         probes = environment(ctx).probes_factory(target)
         with progress(True) as say:
+            early = (lambda partial: on_partial(partial, probes)) if on_partial else None
             snapshot = collect_snapshot(
-                probes, include_tensorflow=tf, timeout_s=timeout, progress=say
+                probes, include_tensorflow=tf, timeout_s=timeout, progress=say, on_partial=early
             )
     if redact:
         from tf_gpucheck.redact import redact as mask

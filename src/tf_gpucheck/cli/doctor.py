@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Annotated
+import time
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -31,6 +32,10 @@ from tf_gpucheck.cli._options import (
     snapshot_for,
     write_file,
 )
+
+if TYPE_CHECKING:
+    from tf_gpucheck.installer.prover import Prover
+    from tf_gpucheck.snapshot import Snapshot
 
 
 def doctor(
@@ -74,9 +79,20 @@ def doctor(
     ] = False,
     junit: JunitOption = None,
     cwd: CwdOption = None,
+    proof_budget: Annotated[
+        float,
+        typer.Option(
+            "--proof-budget",
+            metavar="SECONDS",
+            min=0.0,
+            help="How long to wait, once the rest is done, for the installer to resolve the "
+            "fixes against the index (the dry runs start while TensorFlow imports; 0: do not "
+            "wait). Offline, fixes are 'not proven'.",
+        ),
+    ] = 15.0,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
-    from tf_gpucheck.checks import run_checks, select_checks
+    from tf_gpucheck.checks import Status, run_checks, select_checks
     from tf_gpucheck.checks.registry import REGISTRY
     from tf_gpucheck.checks.requirements import Requirements
     from tf_gpucheck.matrix import load_matrix
@@ -105,9 +121,33 @@ def doctor(
     # The shipped matrix loads while the probes run (the TensorFlow child dominates the wall time).
     from concurrent.futures import ThreadPoolExecutor
 
+    every = verbose or fmt != "text"
+    provers: list[Prover] = []
+
+    def start_proofs(partial: Snapshot, probes: object) -> None:
+        """While TensorFlow imports: the fixes that do not depend on it go to the installer."""
+        make = getattr(probes, "prover", None)
+        prover = make() if callable(make) else None
+        if prover is None:
+            return
+        provers.append(prover)
+        early = run_checks(partial, matrix_future.result(), checks=checks, allow_cpu=allow_cpu)
+        for cause in early.causes if every else early.causes[:1]:
+            if cause.fix and cause.status in (Status.FAIL, Status.WARN):
+                prover.submit(cause.fix)
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         matrix_future = pool.submit(load_matrix, matrix_file)
-        snapshot = snapshot_for(ctx, source, python, timeout, tf=not no_tf, redact=redact, cwd=cwd)
+        snapshot = snapshot_for(
+            ctx,
+            source,
+            python,
+            timeout,
+            tf=not no_tf,
+            redact=redact,
+            cwd=cwd,
+            on_partial=start_proofs,
+        )
         matrix = matrix_future.result()
     report = run_checks(
         snapshot,
@@ -118,6 +158,13 @@ def doctor(
         requirements=requirements,
         logs=evidence,
     )
+    if provers and not redact:
+        from tf_gpucheck.checks.proofs import prove_report
+
+        try:
+            report = prove_report(report, provers[0], time.monotonic() + proof_budget, every=every)
+        finally:
+            provers[0].close()
     if junit is not None:
         write_file(junit, render.report_to_junit(report))
     if os.environ.get("GITHUB_ACTIONS") == "true":

@@ -91,7 +91,7 @@ def isolated_tool_environment(prefix: str | None) -> bool:
 
 
 # a `pip install`/`pip uninstall` wherever a fix says it, but not the one in `python -m pip`
-_PIP = re.compile(r"(?<!-m )(?<![\w./\\%-])pip (install|uninstall)\b")
+_PIP = re.compile(r"(?<!-m )(?<!uv )(?<![\w./\\%-])pip (install|uninstall)\b")
 
 
 def rerun(snapshot: Snapshot, *args: str) -> str:
@@ -105,15 +105,31 @@ def rerun(snapshot: Snapshot, *args: str) -> str:
 
 
 def with_target_pip(command: str, snapshot: Snapshot) -> str:
-    """``command`` with every ``pip install``/``pip uninstall`` run by the installer the target
-    really has: its own pip, or ``uv pip ... --python`` for an environment uv made without pip;
-    and ``--user`` where TensorFlow lives in the user site (its CUDA wheels must be found next
-    to it, through its RUNPATH ``$ORIGIN/../nvidia/...``)."""
-    from tf_gpucheck.target import pip_command, shell_quote
+    """``command`` with every ``pip install``/``pip uninstall`` run the way the target's installer
+    takes it, from what was observed in the user's setting:
 
+    - in a notebook kernel that is the target: ``%pip`` (IPython runs the kernel's own pip);
+    - an environment uv made without pip: ``uv pip ... --python P`` when uv is on the user's
+      PATH, else the target's own ``ensurepip`` first;
+    - plain ``pip`` only where the ``pip`` on the user's PATH says it installs into the target
+      (``pip --version``); otherwise the target interpreter's own ``P -m pip``;
+    - ``--user`` where TensorFlow lives in the user site (its CUDA wheels must be found next to
+      it, through its RUNPATH ``$ORIGIN/../nvidia/...``), unless the installer refuses it;
+    - an installer that refuses to install into the target at all (PEP 668, require-virtualenv):
+      a fresh virtual environment made with the target's interpreter, with the refusal said.
+
+    Idempotent: a command already written for the target is returned as it is."""
+    from tf_gpucheck.target import shell_quote
+
+    if _FRESH in command:
+        return command
     target = snapshot.target
     windows = snapshot.system.os == "Windows"
+    python = shell_quote(target.python_executable, windows=windows)
+    installer = snapshot.installer
     user = any(d.location == "user_site" for d in main_distributions(snapshot))
+    if user and refused(snapshot, ("--user",)) is not None:
+        user = False
     kernel = snapshot.kernel
     if kernel is not None and kernel.python == target.python_executable:
         # in a notebook, %pip runs pip with the kernel's own interpreter (IPython's magic)
@@ -122,14 +138,25 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
             return f"%pip {verb}" + (" --user" if user and verb == "install" else "")
 
         return _PIP.sub(magic, command)
+    refusal = refused(snapshot, ())
+    if refusal is not None and _INSTALL.search(command) and target.python_executable:
+        return fresh_environment(command, snapshot, refusal)
     if target.installer == "uv" and target.python_executable:
-        python = shell_quote(target.python_executable, windows=windows)
+        if installer is None or (installer.tool == "uv" and installer.error is None):
 
-        def uv(match: re.Match[str]) -> str:
-            return f"uv pip {match.group(1)} --python {python}"
+            def uv(match: re.Match[str]) -> str:
+                return f"uv pip {match.group(1)} --python {python}"
 
-        return _PIP_DASH_Y.sub(uv, command)
-    pip = pip_command(target.python_executable, target.chosen_by, windows=windows)
+            return _PIP_DASH_Y.sub(uv, command)
+        # uv is not on the user's PATH: give the environment its own pip first
+        bootstrapped = _PIP.sub(lambda m: f"{python} -m pip {m.group(1)}", command)
+        return f"{python} -m ensurepip && {bootstrapped}" if bootstrapped != command else command
+    if _path_pip_is_target(snapshot):
+        pip = "pip"
+    elif target.python_executable:
+        pip = f"{python} -m pip"
+    else:
+        pip = "pip"
 
     def run(match: re.Match[str]) -> str:
         verb = match.group(1)
@@ -140,5 +167,102 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
     return _PIP.sub(run, command)
 
 
+def _path_pip_is_target(snapshot: Snapshot) -> bool:
+    """Plain ``pip`` in the user's shell installs into the target: observed from ``pip
+    --version`` in their setting when recorded; before that (schema < 4), only inside the
+    active environment."""
+    import os
+
+    target = snapshot.target
+    installer = snapshot.installer
+    if installer is not None and installer.tool == "pip":
+        where, prefix = installer.path_pip_location, target.prefix
+        if not where or not prefix:
+            return False
+        real = os.path.realpath(where)
+        root = os.path.realpath(prefix).rstrip(os.sep) + os.sep
+        return real.startswith(root) and target.chosen_by != "python_flag"
+    return target.chosen_by not in ("python_flag", "gpucheck")
+
+
+def refused(snapshot: Snapshot, options: tuple[str, ...]) -> str | None:
+    """The installer's own line when it refuses an install with ``options`` into the target
+    (asked before resolving anything), else ``None``."""
+    installer = snapshot.installer
+    if installer is None:
+        return None
+    for answer in installer.policy:
+        if answer.options == options and answer.accepts is False:
+            return answer.line or "the installer refuses"
+    return None
+
+
+FRESH_ENVIRONMENT = "~/.venvs/tensorflow"
+"""Where a fresh environment goes when the installer refuses the target."""
+_FRESH = " -m venv "
+_INSTALL = re.compile(r"(?<![\w./\\%-])pip install\b")
+
+
+def fresh_environment(command: str, snapshot: Snapshot, refusal: str) -> str:
+    """The fix as a new virtual environment of the target's own Python: the installer refuses
+    the target itself. It holds the TensorFlow this machine can run and what the fix installs."""
+    from tf_gpucheck.target import shell_quote
+
+    target = snapshot.target
+    python = shell_quote(target.python_executable, windows=snapshot.system.os == "Windows")
+    wanted = _installed_by(command)
+    if not any(_is_tensorflow(r) for r in wanted):
+        wanted = [_tensorflow_requirement(snapshot), *wanted]
+    new = f"{FRESH_ENVIRONMENT}/bin/python"
+    install = f"{new} -m pip install {' '.join(wanted)}"
+    why = f"pip refuses {target.python_executable}: {refusal}"
+    if target.makes_venvs is False:
+        return (
+            f"{python} -m venv {FRESH_ENVIRONMENT} && {install}  # {why}; this Python has no "
+            "ensurepip: install its venv package first (Debian/Ubuntu: python3-venv)"
+        )
+    return (
+        f"{python} -m venv {FRESH_ENVIRONMENT} && {install}  # {why}; then run your code with {new}"
+    )
+
+
+def _installed_by(command: str) -> list[str]:
+    """The requirements the ``pip install`` parts of ``command`` name, as written."""
+    import shlex
+
+    code = command.split("  #", 1)[0]
+    try:
+        words = shlex.split(code)
+    except ValueError:
+        return []
+    wanted: list[str] = []
+    installing = False
+    for index, word in enumerate(words):
+        if word in ("&&", ";"):
+            installing = False
+        elif word == "install" and index > 0 and words[index - 1] == "pip":
+            installing = True
+        elif installing and not word.startswith("-"):
+            wanted.append(f'"{word}"')
+    return wanted
+
+
+def _is_tensorflow(requirement: str) -> bool:
+    name = re.split(r"[\[<>=!~; ]", requirement.strip('"'), maxsplit=1)[0].lower()
+    return name in ("tensorflow", "tensorflow-gpu", "tf-nightly") or name.startswith("tensorflow-")
+
+
+def _tensorflow_requirement(snapshot: Snapshot) -> str:
+    """The TensorFlow to put in a fresh environment: the release installed now when there is
+    one, else the recommendation's."""
+    main = main_distributions(snapshot)
+    if main and main[0].name not in CPU_ONLY_DISTRIBUTIONS:
+        extra = (
+            "[and-cuda]" if snapshot.system.os == "Linux" and main[0].name == "tensorflow" else ""
+        )
+        return f'"{main[0].name}{extra}=={main[0].version}"'
+    return '"tensorflow[and-cuda]"' if snapshot.system.os == "Linux" else '"tensorflow"'
+
+
 # uv's uninstall asks nothing: pip's -y has no place there
-_PIP_DASH_Y = re.compile(r"(?<!-m )(?<![\w./\\%-])pip (install|uninstall)\b(?: -y\b)?")
+_PIP_DASH_Y = re.compile(r"(?<!-m )(?<!uv )(?<![\w./\\%-])pip (install|uninstall)\b(?: -y\b)?")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -61,6 +62,9 @@ def prove(
     now: dict[str, str],
     pip: str | None,
     timeout_s: float = 600.0,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
 ) -> Proof:
     """What ``operation`` would change in the environment of ``python`` (``now``: its versions;
     ``pip``: its pip's version or ``None``), from the installer's own dry run."""
@@ -72,7 +76,9 @@ def prove(
         uv = uv_executable()
         if uv is None:
             return Proof("refused", reason="this environment was made by uv and uv is not on PATH")
-        result = run_child([*operation.argv(python, uv), "--dry-run"], timeout_s=timeout_s)
+        result = run_child(
+            [*operation.argv(python, uv), "--dry-run"], timeout_s=timeout_s, env=environ, cwd=cwd
+        )
         if result.returncode != 0:
             return _failed(result.stderr or result.stdout, "uv --dry-run")
         picked, dropped = _uv_dry_run(result.stderr + result.stdout)
@@ -90,9 +96,9 @@ def prove(
         with tempfile.TemporaryDirectory(prefix="gpucheck-fix-") as tmp:
             report_path = Path(tmp) / "report.json"
             result = run_child(
-                [*operation.argv(python), "--dry-run", "--quiet", "--no-input",
+                [*operation.argv(python), "--dry-run", "--quiet", "--no-input", "--retries", "1",
                  "--report", str(report_path)],
-                timeout_s=timeout_s,
+                timeout_s=timeout_s, env=environ, cwd=cwd,
             )  # fmt: skip
             if result.returncode != 0:
                 return _failed(result.stderr or result.stdout, f"pip {pip} --dry-run")

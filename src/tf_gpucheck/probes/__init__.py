@@ -11,7 +11,7 @@ import datetime
 import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tf_gpucheck.__about__ import __version__
 from tf_gpucheck._process import allow_children, kill_all_children
@@ -37,6 +37,9 @@ from tf_gpucheck.snapshot import (
     TensorflowInfo,
 )
 from tf_gpucheck.target import Target, choose_target, own_target
+
+if TYPE_CHECKING:
+    from tf_gpucheck.installer.prover import Prover
 
 __all__ = ["LiveProbes", "Probes", "Target", "choose_target", "collect_snapshot"]
 
@@ -77,6 +80,7 @@ class LiveProbes:
         self.environ = dict(os.environ if environ is None else environ)
         self.cwd = cwd or self.target_choice.cwd or os.getcwd()
         """The folder the user runs their program from: where ``import tensorflow`` is followed."""
+        self._facts: InterpreterFacts | None = None
 
     @property
     def python(self) -> str:
@@ -86,7 +90,8 @@ class LiveProbes:
         return probe_node(self.environ)
 
     def interpreter(self) -> InterpreterFacts:
-        return probe_interpreter(self.target_choice, cwd=self.cwd)
+        self._facts = probe_interpreter(self.target_choice, cwd=self.cwd)
+        return self._facts
 
     def target(self, facts: InterpreterFacts) -> TargetInfo:
         return target_info(self.target_choice, facts)
@@ -110,6 +115,21 @@ class LiveProbes:
         from tf_gpucheck.probes.place import probe_place
 
         return probe_place(self.environ)
+
+    def prover(self) -> Prover | None:
+        """The target's installer, to prove fixes with (after :meth:`interpreter`)."""
+        from tf_gpucheck.installer.prover import Prover
+
+        facts = self._facts
+        if facts is None or facts.error:
+            return None
+        return Prover(
+            self.python,
+            {d.name: d.version for d in facts.distributions},
+            facts.pip_version,
+            environ=self.environ,
+            cwd=self.cwd,
+        )
 
     def installer(self, facts: InterpreterFacts) -> InstallerInfo | None:
         from tf_gpucheck.probes.installer import probe_installer
@@ -143,6 +163,7 @@ def _collect(
     include_tensorflow: bool,
     timeout_s: float,
     say: Progress,
+    on_partial: Callable[[Snapshot], None] | None = None,
 ) -> Snapshot:
     tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
     if tf_future is not None:
@@ -159,38 +180,44 @@ def _collect(
     packages = classify(facts)
     node = probes.node()
     target = probes.target(facts)
+    place = probes.place()
     nvml = nvml_future.result()
     say("NVIDIA driver: queried")
     libraries = libraries_future.result()
     say("CUDA libraries: searched")
+    installer = installer_future.result()
+    say("installer: asked")
+    installed = None if packages.error else bool(packages.tensorflow)
+
+    def snapshot(tensorflow: TensorflowInfo, frameworks: FrameworksInfo) -> Snapshot:
+        return Snapshot(
+            schema_version=SCHEMA_VERSION,
+            created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            gpucheck_version=__version__,
+            node=node,
+            system=system,
+            target=target,
+            packages=packages,
+            nvml=nvml,
+            libraries=libraries,
+            tensorflow=tensorflow,
+            frameworks=frameworks,
+            imports=facts.imports,
+            place=place,
+            installer=installer,
+        )
+
+    not_yet = FrameworksInfo(probed=False, reason="skipped with --no-tf")
+    if on_partial is not None:
+        # everything but TensorFlow is known: what depends on it alone can start now
+        on_partial(snapshot(TensorflowInfo(probed=False, installed=installed), not_yet))
     if tf_future is not None:
         tensorflow = tf_future.result()
         say("TensorFlow: done")
     else:
-        installed = None if packages.error else bool(packages.tensorflow)
         tensorflow = TensorflowInfo(probed=False, installed=installed)
-    installer = installer_future.result()
-    say("installer: asked")
-    if frameworks_future is not None:
-        frameworks = frameworks_future.result()
-    else:
-        frameworks = FrameworksInfo(probed=False, reason="skipped with --no-tf")
-    return Snapshot(
-        schema_version=SCHEMA_VERSION,
-        created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        gpucheck_version=__version__,
-        node=node,
-        system=system,
-        target=target,
-        packages=packages,
-        nvml=nvml,
-        libraries=libraries,
-        tensorflow=tensorflow,
-        frameworks=frameworks,
-        imports=facts.imports,
-        place=probes.place(),
-        installer=installer,
-    )
+    frameworks = frameworks_future.result() if frameworks_future is not None else not_yet
+    return snapshot(tensorflow, frameworks)
 
 
 def collect_snapshot(
@@ -199,13 +226,16 @@ def collect_snapshot(
     include_tensorflow: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     progress: Progress | None = None,
+    on_partial: Callable[[Snapshot], None] | None = None,
 ) -> Snapshot:
-    """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot."""
+    """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot.
+    ``on_partial`` gets the snapshot without TensorFlow as soon as the rest is known (doctor
+    starts proving its fixes then, while TensorFlow still imports)."""
     say = progress or (lambda _message: None)
     allow_children()
     with ThreadPoolExecutor(max_workers=5, thread_name_prefix="gpucheck-probe") as pool:
         try:
-            return _collect(probes, pool, include_tensorflow, timeout_s, say)
+            return _collect(probes, pool, include_tensorflow, timeout_s, say, on_partial)
         except BaseException:
             # Ctrl-C lands in this thread; the children of the other probes must die too, or the
             # pool would wait for them.

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from tf_gpucheck._process import run_child
-from tf_gpucheck.probes.interpreter import InterpreterFacts
-from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer, UnmetRequirement
 
 PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
 """A name no index has: the installer's answer to it is its policy, never an install."""
@@ -82,7 +82,7 @@ def probe_installer(
             pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
             for options in asks
         ]
-        checked = pool.submit(_check, tool, python, uv, environ, cwd, timeout_s)
+        checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
         located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
         policy = tuple(a.result() for a in answers)
         check, check_by = checked.result()
@@ -169,11 +169,12 @@ def _check(
     tool: str,
     python: str,
     uv: str | None,
+    facts: InterpreterFacts,
     environ: Mapping[str, str],
     cwd: str | None,
     timeout_s: float,
-) -> tuple[tuple[str, ...] | None, str | None]:
-    """The installer's own check: each unmet requirement, one line each as it says it."""
+) -> tuple[tuple[UnmetRequirement, ...] | None, str | None]:
+    """The installer's own check: each unmet requirement, as it states it."""
     if tool == "uv":
         argv = [uv or "uv", "pip", "check", "--python", python]
         by = "uv pip check"
@@ -186,16 +187,63 @@ def _check(
         return None, None
     if result.timed_out or result.returncode not in (0, 1):
         return None, None
+    known = {d.name: d for d in facts.distributions}
     lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines()]
-    unmet = tuple(line for line in lines if _is_check_line(line))
+    unmet = tuple(
+        item for item in (read_check_line(line, known) for line in lines) if item is not None
+    )
     return unmet, by
 
 
-def _is_check_line(line: str) -> bool:
-    return bool(
-        re.match(r"^\S+ \S+ (requires|has requirement) ", line)
-        or line.startswith("The package `")
-        or re.match(r"^\S+ \S+ is not supported on this platform", line)
+_PIP_CONFLICT = re.compile(
+    r"^(?P<of>\S+) (?P<of_version>\S+) has requirement (?P<requirement>.+), but you have "
+    r"(?P<name>\S+) (?P<have>\S+?)\.?$"
+)
+_PIP_MISSING = re.compile(
+    r"^(?P<of>\S+) (?P<of_version>\S+) requires (?P<name>\S+), which is not installed\.?$"
+)
+_UV_CONFLICT = re.compile(
+    r"^The package `(?P<of>[^`]+)` requires `(?P<requirement>[^`]+)`, but `(?P<have>[^`]+)` is "
+    r"installed"
+)
+_UV_MISSING = re.compile(
+    r"^The package `(?P<of>[^`]+)` requires `(?P<requirement>[^`]+)`, but it's not installed"
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def read_check_line(line: str, known: Mapping[str, RawDistribution]) -> UnmetRequirement | None:
+    """One line of ``pip check`` (the format strings of pip's commands/check.py) or ``uv pip
+    check``, with what the metadata says about who asked for each side."""
+    from packaging.utils import canonicalize_name
+
+    fields: dict[str, str | None] = {}
+    for pattern in (_PIP_CONFLICT, _PIP_MISSING, _UV_CONFLICT, _UV_MISSING):
+        match = pattern.match(line)
+        if match:
+            fields = dict(match.groupdict())
+            break
+    else:
+        return None
+    requirement = fields.get("requirement")
+    name = fields.get("name")
+    if name is None and requirement:
+        found = _NAME.match(requirement)
+        name = found.group(0) if found else requirement
+    of = canonicalize_name(fields.get("of") or "")
+    wanted = canonicalize_name(name or "")
+    of_dist, dist = known.get(of), known.get(wanted)
+    return UnmetRequirement(
+        line=line,
+        of=of,
+        of_version=fields.get("of_version") or (of_dist.version if of_dist else None),
+        name=wanted,
+        requirement=requirement,
+        have=fields.get("have"),
+        of_requested=of_dist.requested if of_dist else None,
+        name_requested=dist.requested if dist else None,
+        of_installed_at=of_dist.installed_at if of_dist else None,
+        name_installed_at=dist.installed_at if dist else None,
     )
 
 

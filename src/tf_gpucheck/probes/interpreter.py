@@ -32,6 +32,10 @@ class RawDistribution:
     """Shared libraries the distribution installed, for nvidia-* wheels only."""
     location: str | None = None
     """site, user_site, system_site, pythonpath, other (see ``Distribution.location``)."""
+    requested: bool | None = None
+    """The installer wrote REQUESTED: the user asked for it by name (not a dependency)."""
+    installed_at: float | None = None
+    """When its metadata folder was written (seconds since the epoch)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,10 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
                 requires=tuple(requires) if requires is not None else None,
                 libs=tuple(libs) if libs is not None else None,
                 location=location if isinstance(location, str) else None,
+                requested=_flag(item.get("requested")),
+                installed_at=float(item["installed_at"])
+                if isinstance(item.get("installed_at"), (int, float))
+                else None,
             )
         )
 

@@ -82,8 +82,14 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
     )
 
 
-REQUIREMENTS_OF = ("tensorflow", "tf-nightly", "intel-tensorflow", "keras", "tf-keras")
-"""Whose declared requirements are judged: TensorFlow's (its main distribution) and Keras's."""
+REQUIREMENTS_OF = (
+    TENSORFLOW_DISTRIBUTIONS - {"tensorflow-metal", "tensorflow-directml-plugin"}
+) | {
+    "keras",
+    "tf-keras",
+}
+"""Whose declared requirements are judged: whichever TensorFlow distribution is installed
+(tensorflow-cpu declares as many as tensorflow), and Keras's."""
 
 
 def requirements(facts: InterpreterFacts) -> tuple[RequirementInfo, ...]:

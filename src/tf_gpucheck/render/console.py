@@ -41,16 +41,17 @@ class Command:
     terminal soft-wraps it on screen, the copied text has no line break in it), never folded,
     cut or wrapped by gpucheck. :func:`emit` prints it so; printed any other way it is one Text."""
 
-    def __init__(self, command: str, label: str = "", *, indent: int = 0) -> None:
+    def __init__(self, command: str, label: str = "", *, indent: int = 0, style: str = "") -> None:
         self.command = command
         self.label = label
         self.indent = indent
+        self.style = style
 
     def text(self) -> Text:
         line = Text(" " * self.indent)
         if self.label:
-            line.append(self.label, style="heading")
-        line.append(self.command)
+            line.append(self.label, style=self.style or "heading")
+        line.append(self.command, style=self.style)
         return line
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

@@ -16,6 +16,7 @@ from tf_gpucheck.render.format import text
 from tf_gpucheck.snapshot import NodeInfo
 
 if TYPE_CHECKING:
+    from tf_gpucheck.installer.proof import Proof
     from tf_gpucheck.similar import Match
 
 MARKS = {
@@ -88,15 +89,19 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     head.append(f"  {first.summary}")
     lines: list[RenderableType] = [head]
     if first.cause:
+        # whole on one line: it holds a command to copy (gpucheck explain --cause CODE)
         lines.append(
-            Text(
-                f"cause: {first.cause} (check {first.check}; more: gpucheck explain --cause "
+            Command(
+                f"{first.cause} (check {first.check}; more: gpucheck explain --cause "
                 f"{first.cause})",
+                "cause: ",
                 style="muted",
             )
         )
     if first.fix:
         lines.append(Command(first.fix, "first fix: "))
+        if first.proof is not None:
+            lines.append(Text(f"           {proof_words(first.proof)}", style="muted"))
     others = [
         c
         for c in report.causes
@@ -148,6 +153,8 @@ def report_to_markdown(report: Report, *, title: str, subtitle: str | None = Non
         lines.append(f"- first problem: {first.summary} (`{first.cause}`)")
         if first.fix:
             lines.append(f"- fix: `{first.fix}`")
+            if first.proof is not None:
+                lines.append(f"- {proof_words(first.proof)}")
     if report.similar:
         lines += similar_markdown(report.similar).rstrip("\n").split("\n")
     lines += ["", "| status | check | summary |", "| --- | --- | --- |"]
@@ -236,3 +243,17 @@ def _first_line(quote: str, width: int = 160) -> str:
     if len(line) > width:
         line, more = line[: width - 1].rstrip(), True
     return line + (" …" if more else "")
+
+
+def proof_words(proof: Proof) -> str:
+    """ "proven by pip 25.2 --dry-run: numpy 2.1.3 -> 1.26.4", "not proven: no index"."""
+    if proof.status == "proven":
+        moves = [
+            f"{name} {before or '(new)'} -> {after or '(removed)'}"
+            for name, (before, after) in sorted(proof.changes.items())
+        ]
+        said = ", ".join(moves[:4]) + (f" and {len(moves) - 4} more" if len(moves) > 4 else "")
+        return f"proven by {proof.by or 'the installer'}: " + (said or "nothing to change")
+    if proof.status == "refused":
+        return f"refused by {proof.by or 'the installer'}: {proof.reason}"
+    return f"not proven: {proof.reason}"

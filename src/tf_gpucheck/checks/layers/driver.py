@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tf_gpucheck.checks import facts, logscan, remedies
-from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
+from tf_gpucheck.checks.findings import Finding, fail, info, observation, ok, skip, warn
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.matrix import Matrix, driver_supports
@@ -81,25 +81,29 @@ def place(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return fail(
             "place",
             "pod_no_gpu",
-            "a Kubernetes pod without a GPU: no /dev/nvidia* device was given to it",
+            "a Kubernetes pod without a GPU: it has no /dev/nvidia* device",
             details,
             remedies.remedy_for("pod_no_gpu", snapshot, matrix),
         )
     if here.container:
         hidden = runtime is not None and runtime.visible_devices in ("void", "none", "")
-        why = (
-            f"NVIDIA_VISIBLE_DEVICES={runtime.visible_devices!r}"
-            if hidden and runtime is not None
-            else "no /dev/nvidia* device"
-            if not [n for n in nodes if n.startswith("/dev/nvidia")]
-            else "its /dev/nvidia* devices but not the driver's libraries"
-        )
+        devices = [n for n in nodes if n.startswith("/dev/nvidia")]
+        if hidden and runtime is not None:
+            why = f"NVIDIA_VISIBLE_DEVICES={runtime.visible_devices!r} hides every GPU"
+        elif not devices:
+            why = "it has no /dev/nvidia* device"
+        else:
+            why = "it has /dev/nvidia* devices but not the driver's libraries"
+        # Observed inside: the devices and libraries the container has. Whether the host has an
+        # NVIDIA GPU cannot be seen from here, so the fix is conditional on it.
         return fail(
             "place",
             "container_no_gpu",
-            f"{where} started without GPU access: {why}",
+            f"{where} cannot reach a GPU: {why} (whether the host has one cannot be seen "
+            "from inside)",
             details,
             remedies.remedy_for("container_no_gpu", snapshot, matrix),
+            observed=(observation("device_nodes", pattern="/dev/nvidia*", found=list(devices)),),
         )
     if snapshot.system.is_wsl:
         outside = [
@@ -174,8 +178,10 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
             remedies.remedy_for("nvml_driver_mismatch", snapshot, matrix),
         )
     if nvml.error_code in ("library_not_found", "driver_not_loaded") or nvml.error_code is None:
+        inside = facts.place_words(snapshot.place) if snapshot.place is not None else ""
+        here = f" in {inside}" if inside and snapshot.place and snapshot.place.container else ""
         what = (
-            "no NVIDIA driver: NVML library not found"
+            f"no NVIDIA driver{here}: its NVML library (libnvidia-ml.so.1) was not found"
             if nvml.error_code == "library_not_found"
             else "NVIDIA driver not loaded"
         )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck.checks import facts, remedies
+from tf_gpucheck.checks import facts, remedies, stale
 from tf_gpucheck.checks.diagnosis import Known
 from tf_gpucheck.checks.findings import (
     Finding,
@@ -23,7 +24,13 @@ from tf_gpucheck.checks.findings import (
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.snapshot import ImportsInfo, ModuleOrigin, RequirementInfo, Snapshot
+from tf_gpucheck.snapshot import (
+    ImportsInfo,
+    ModuleOrigin,
+    RequirementInfo,
+    Snapshot,
+    UnmetRequirement,
+)
 
 
 def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
@@ -352,24 +359,176 @@ def kernel(snapshot: Snapshot, matrix: Matrix) -> Finding:
     return ok("kernel", f"{here.shell}: !pip and this kernel share {here.python}")
 
 
+_WORLD = ("tensorflow", "tf-", "keras", "tensorboard", "nvidia-", "jax", "ml-dtypes", "tf-keras")
+"""The distributions whose unmet requirements are TensorFlow's business (declared by them, or
+on them); others (a desktop's pygobject wanting pycairo) are listed apart."""
+
+
+def _in_world(name: str) -> bool:
+    return name.startswith(_WORLD)
+
+
+def _family(unmet: UnmetRequirement) -> str:
+    if unmet.name in ("keras", "tf-keras") or (
+        unmet.of in ("keras", "tf-keras") and (unmet.name in stale.TENSORFLOW_NAMES)
+    ):
+        return "keras_mismatch"
+    return _FAMILY.get(unmet.name, "tf_requirement_unmet")
+
+
+def _hard(unmet: UnmetRequirement) -> bool:
+    """Another major version of NumPy or protobuf stops the import; a bound missed within a
+    major version may only break a feature."""
+    if unmet.name not in ("numpy", "protobuf") or unmet.have is None:
+        return unmet.have is None and unmet.of in stale.TENSORFLOW_NAMES
+    requirement = _requirement(f"{unmet.name}{_spec_of(unmet.requirement)}")
+    return requirement is not None and _other_major(requirement, unmet.have)
+
+
+def _spec_of(requirement: str | None) -> str:
+    parsed = _requirement(requirement or "")
+    return str(parsed.specifier) if parsed is not None else ""
+
+
+def requirement_observation(unmet: UnmetRequirement, by: str | None) -> Observation:
+    return observation(
+        "requirement",
+        of=unmet.of,
+        of_version=unmet.of_version,
+        requirement=unmet.requirement,
+        name=unmet.name,
+        have=unmet.have,
+        by=by,
+    )
+
+
 @check("tf_requirements", "The packages TensorFlow and Keras declare are installed and match")
 def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if not snapshot.packages.tensorflow:
+        return skip("tf_requirements", "TensorFlow is not installed")
+    installer = snapshot.installer
+    if installer is not None and installer.check is not None:
+        return _from_installer_check(snapshot, matrix, installer.check, installer.check_by)
     requirements = snapshot.packages.requirements
     if requirements is None:
         return skip("tf_requirements", not_recorded(snapshot))
-    if not snapshot.packages.tensorflow:
-        return skip("tf_requirements", "TensorFlow is not installed")
-    problems = requirement_problems(requirements, facts.tf_version(snapshot))
-    if not problems:
+    return _from_metadata(snapshot, matrix, requirements)
+
+
+def _from_installer_check(
+    snapshot: Snapshot,
+    matrix: Matrix,
+    check_lines: tuple[UnmetRequirement, ...],
+    by: str | None,
+) -> Finding:
+    """Judged from the installer's own check: its lines are the statement, verbatim."""
+    by = by or "the installer's check"
+    ours = [u for u in check_lines if _in_world(u.of) or _in_world(u.name)]
+    others = [u for u in check_lines if u not in ours]
+    extra = _numpy_abi(snapshot, matrix, ours)
+    aside = (
+        "\nNot TensorFlow's (left alone): " + "; ".join(u.line for u in others) if others else ""
+    )
+    if not ours and extra is None:
         return ok(
             "tf_requirements",
-            f"all {len(requirements)} declared requirements of TensorFlow and Keras are met",
+            f"{by}: every requirement of TensorFlow, Keras and their packages is met",
+            aside.strip(),
+        )
+    observed = tuple(requirement_observation(u, by) for u in ours)
+    if not ours and extra is not None:
+        cause, summary, fix, fallbacks = extra
+        finding = fail("tf_requirements", cause, summary, aside.strip(), fix, observed=observed)
+        return dataclasses.replace(finding, fallbacks=fallbacks)
+    order = (
+        "numpy_incompatible",
+        "protobuf_incompatible",
+        "keras_mismatch",
+        "tf_requirement_unmet",
+    )
+    ours.sort(key=lambda u: (order.index(_family(u)), not _hard(u)))
+    first = ours[0]
+    plan = stale.remedy(first, snapshot, matrix)
+    more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
+    details = "\n".join(f"{by}: {u.line}" for u in ours) + f"\nThe fix: {plan.changes}." + aside
+    judge = fail if _hard(first) or snapshot.tensorflow.error else warn
+    finding = judge(
+        "tf_requirements",
+        _family(first),
+        f"{by}: {first.line}{more}",
+        details,
+        plan.fix,
+        observed=observed,
+    )
+    return dataclasses.replace(finding, fallbacks=plan.fallbacks)
+
+
+def _numpy_abi(
+    snapshot: Snapshot, matrix: Matrix, unmet: list[UnmetRequirement]
+) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """NumPy 2 under a TensorFlow compiled against NumPy 1 (2.7 to 2.14 declare no upper bound,
+    so no installer's check sees it): (cause, summary, fix, fallbacks)."""
+    if any(u.name == "numpy" for u in unmet):
+        return None
+    numpy = next(
+        (
+            r.installed
+            for r in snapshot.packages.requirements or ()
+            if r.requirement.startswith("numpy")
+        ),
+        None,
+    )
+    main = commands.main_distributions(snapshot)
+    tf_version = facts.tf_version(snapshot)
+    if not numpy or not tf_version or not main:
+        return None
+    try:
+        numpy_2 = Version(numpy).major >= 2
+        old_build = Version(tf_version).release[:2] < NUMPY_2_FROM
+    except InvalidVersion:
+        return None
+    if not (numpy_2 and old_build):
+        return None
+    as_unmet = UnmetRequirement(
+        line="",
+        of=main[0].name,
+        of_version=tf_version,
+        name="numpy",
+        requirement="numpy<2",
+        have=numpy,
+    )
+    plan = stale.remedy(as_unmet, snapshot, matrix)
+    return (
+        "numpy_incompatible",
+        f"NumPy {numpy} with TensorFlow {tf_version}, which was compiled against NumPy 1.x "
+        "(2.18 is the first compiled against NumPy 2)",
+        plan.fix,
+        plan.fallbacks,
+    )
+
+
+def _from_metadata(
+    snapshot: Snapshot, matrix: Matrix, requirements: tuple[RequirementInfo, ...]
+) -> Finding:
+    """Without the installer's check (no pip to ask, an older snapshot): the requirements read
+    from the metadata of TensorFlow and Keras, and only those."""
+    problems = requirement_problems(requirements, facts.tf_version(snapshot))
+    read = sorted({r.of for r in requirements})
+    if not problems:
+        if not requirements:
+            return info(
+                "tf_requirements",
+                "TensorFlow's declared requirements could not be read (no metadata, no installer "
+                "check)",
+            )
+        return ok(
+            "tf_requirements",
+            f"all {len(requirements)} requirements declared by {', '.join(read)} are met "
+            "(read from their metadata; the installer's own check was not run)",
         )
     cause, summary, fix = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     details = "\n".join(what for _, what, _ in problems)
-    # Another major version of NumPy or protobuf stops the import; a bound missed within a major
-    # version, or another requirement, may only break a feature
     hard = cause in ("numpy_incompatible", "protobuf_incompatible") and not summary.endswith(
         "(same major version)"
     )

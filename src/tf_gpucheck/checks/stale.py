@@ -1,0 +1,226 @@
+"""Which side of an unmet requirement to change, and the install that changes it.
+
+Package A declares a requirement on package B, and the installed B does not meet it (as the
+installer's own check states it). The fix acts on the **stale side**:
+
+- B is missing, or older than A allows: B is stale, install what A asks for;
+- B is newer than A allows: A is stale. A newer release of A that accepts the installed B is
+  tried first (the resolver proves or refuses it), so an upgrade the user made is never undone
+  when a newer A fits; changing B to what A asks for is the fallback. Where A is TensorFlow,
+  the releases and what each declares come from compat_matrix.yaml (the wheels' own METADATA),
+  filtered by what this machine runs; and where the user asked for this TensorFlow by name
+  after B was installed (pip's REQUESTED file, the metadata's time), the user's latest choice
+  is TensorFlow, so B is what changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from tf_gpucheck.installer import commands
+from tf_gpucheck.matrix import Matrix, TfRelease, driver_floor, driver_supports
+from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
+
+TENSORFLOW_NAMES = frozenset(
+    {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "intel-tensorflow"}
+)
+
+
+@dataclass(frozen=True)
+class Remedy:
+    fix: str
+    """The first install to try (an intent: ``pip install ...``, written for the target later)."""
+    fallbacks: tuple[str, ...] = ()
+    """What to print instead, in order, when the installer refuses the one before."""
+    changes: str = ""
+    """Which side it changes, in words: "upgrade tf-keras (tensorflow 2.18.0 stays)"."""
+
+
+def direction(requirement: str | None, have: str | None) -> str:
+    """``missing``, ``too_old`` (a newer B would do), ``too_new`` (only an older B would do),
+    ``excluded`` (a ``!=``), or ``unknown``."""
+    if have is None:
+        return "missing"
+    specifier = _specifier(requirement)
+    if specifier is None:
+        return "unknown"
+    try:
+        version = Version(have)
+    except InvalidVersion:
+        return "unknown"
+    for clause in specifier:
+        if clause.contains(version, prereleases=True):
+            continue
+        operator, bound = clause.operator, clause.version.removesuffix(".*")
+        if operator in ("<", "<="):
+            return "too_new"
+        if operator in (">", ">="):
+            return "too_old"
+        if operator == "!=":
+            return "excluded"
+        try:
+            edge = Version(bound)
+        except InvalidVersion:
+            return "unknown"
+        if operator == "~=":
+            return "too_old" if version < edge else "too_new"
+        return "too_new" if version > edge else "too_old"  # == and ===
+    return "unknown"
+
+
+def _specifier(requirement: str | None) -> SpecifierSet | None:
+    if not requirement:
+        return None
+    try:
+        return Requirement(requirement).specifier
+    except InvalidRequirement:
+        try:
+            return SpecifierSet(requirement)
+        except InvalidSpecifier:
+            return None
+
+
+def _without_marker(requirement: str | None) -> str | None:
+    """``numpy<2.0.0,>=1.23.5; python_version <= "3.11"`` (pip check prints the marker) as
+    ``numpy<2.0.0,>=1.23.5``: the marker held, or the installer would not have named it."""
+    if not requirement:
+        return None
+    try:
+        parsed = Requirement(requirement)
+    except InvalidRequirement:
+        return requirement.split(";", 1)[0].strip() or None
+    parsed.marker = None
+    return str(parsed)
+
+
+def declared(snapshot: Snapshot, of: str, name: str) -> str | None:
+    """What ``of`` declares on ``name`` ("numpy<2.1.0,>=1.26.0"), from the metadata read."""
+    for item in snapshot.packages.requirements or ():
+        if item.of != of:
+            continue
+        try:
+            requirement = Requirement(item.requirement)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == name:
+            return str(requirement)
+    return None
+
+
+def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remedy:
+    """The install that meets ``unmet`` on its stale side, with its fallbacks."""
+    wanted = _without_marker(unmet.requirement) or declared(snapshot, unmet.of, unmet.name)
+    way = direction(wanted, unmet.have)
+    satisfy = f'pip install "{wanted}"' if wanted else None
+    if way == "missing":
+        if satisfy:
+            return Remedy(satisfy, changes=f"install {unmet.name} as {unmet.of} asks")
+        again = f'pip install "{unmet.of}=={unmet.of_version}"' if unmet.of_version else None
+        return Remedy(again or f'pip install "{unmet.name}"', changes=f"install {unmet.name}")
+    if way != "too_new" or not satisfy:
+        return Remedy(
+            satisfy or f'pip install --upgrade "{unmet.name}"',
+            changes=f"change {unmet.name} to what {unmet.of} asks",
+        )
+    keep = f'"{unmet.name}=={unmet.have}"'
+    if unmet.of in TENSORFLOW_NAMES:
+        if _tensorflow_chosen_last(unmet):
+            return Remedy(
+                satisfy,
+                changes=f"change {unmet.name}: {unmet.of} {unmet.of_version} is what you asked "
+                "for last",
+            )
+        row = newer_tensorflow(snapshot, matrix, unmet)
+        if row is None:
+            return Remedy(
+                satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here"
+            )
+        return Remedy(
+            f'pip install "{tensorflow_requirement(unmet.of, row, snapshot)}" {keep}',
+            (satisfy,),
+            changes=f"upgrade {unmet.of} to {row.version} ({unmet.name} {unmet.have} stays)",
+        )
+    return Remedy(
+        f'pip install "{unmet.of}>{unmet.of_version}" {keep}'
+        if unmet.of_version
+        else f'pip install --upgrade "{unmet.of}" {keep}',
+        (satisfy,),
+        changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
+    )
+
+
+def _tensorflow_chosen_last(unmet: UnmetRequirement) -> bool:
+    """The user asked for this TensorFlow by name, after the other side was installed: their
+    latest choice is TensorFlow (pip's REQUESTED file and the metadata folders' times)."""
+    if not unmet.of_requested:
+        return False
+    if unmet.name_requested is False:
+        return True
+    if unmet.of_installed_at is None or unmet.name_installed_at is None:
+        return False
+    return unmet.of_installed_at > unmet.name_installed_at
+
+
+def tensorflow_requirement(name: str, row: TfRelease, snapshot: Snapshot) -> str:
+    series = f"{row.minor[0]}.{row.minor[1]}.*"
+    extra = (
+        "[and-cuda]"
+        if name == "tensorflow" and row.and_cuda and snapshot.system.os == "Linux"
+        else ""
+    )
+    return f"{name}{extra}=={series}"
+
+
+def newer_tensorflow(
+    snapshot: Snapshot, matrix: Matrix, unmet: UnmetRequirement
+) -> TfRelease | None:
+    """The oldest TensorFlow release newer than the installed one whose own METADATA (the
+    matrix's ``requires``) accepts the installed ``unmet.name``, for this Python, OS and driver."""
+    try:
+        now = Version(unmet.of_version or "")
+        have = Version(unmet.have or "")
+    except InvalidVersion:
+        return None
+    python = snapshot.system.python_version
+    driver = snapshot.nvml.driver_version if snapshot.nvml.available else None
+    windows = snapshot.system.os == "Windows"
+    fits: list[TfRelease] = []
+    for row in matrix.newest_first():
+        try:
+            if Version(row.version) <= now or row.minor <= (now.major, now.minor):
+                continue
+        except InvalidVersion:
+            continue
+        if python and not row.supports_python(python):
+            continue
+        if driver and row.cuda:
+            toolkit, floor = driver_floor(matrix, row.cuda, windows=windows)
+            if not (driver_supports(driver, toolkit) or driver_supports(driver, floor)):
+                continue
+        if _accepts(row, unmet.name, have):
+            fits.append(row)
+    return fits[-1] if fits else None
+
+
+def _accepts(row: TfRelease, name: str, have: Version) -> bool:
+    for line in row.requires:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == name:
+            return requirement.specifier.contains(have, prereleases=True)
+    return False  # the matrix does not say what this release declares on it: not known to fit
+
+
+def with_target(remedy: Remedy, snapshot: Snapshot) -> Remedy:
+    return Remedy(
+        commands.with_target_pip(remedy.fix, snapshot),
+        tuple(commands.with_target_pip(f, snapshot) for f in remedy.fallbacks),
+        remedy.changes,
+    )
