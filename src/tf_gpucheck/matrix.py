@@ -113,6 +113,17 @@ class SourceDetail:
 
 
 @dataclass(frozen=True)
+class SonameRow:
+    """The SONAME of each CUDA library a build against ``cuda`` asks the loader for."""
+
+    cuda: str
+    """A CUDA major ("12"), or major.minor ("11.0") where that minor differs."""
+    libraries: dict[str, str]
+    source: tuple[str, ...]
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
 class Matrix:
     schema_version: int
     sources: dict[str, str]
@@ -121,6 +132,18 @@ class Matrix:
     cuda_minor_compat: tuple[MinorCompat, ...]
     platform: tuple[PlatformFact, ...]
     source_details: dict[str, SourceDetail] | None = None
+    sonames: tuple[SonameRow, ...] = ()
+
+    def soname(self, cuda_version: str | None, library: str) -> str | None:
+        """The SONAME a build with CUDA ``cuda_version`` asks for ``library``; ``None``: not known."""
+        if not cuda_version:
+            return None
+        parts = cuda_version.split(".")
+        for key in (".".join(parts[:2]), parts[0]):
+            for row in self.sonames:
+                if row.cuda == key and library in row.libraries:
+                    return row.libraries[library]
+        return None
 
     def linux_wheel_pip(self, row: TfRelease) -> str | None:
         """The oldest pip that installs the release's Linux wheel, from the platform tag of the
@@ -272,6 +295,10 @@ def validate(matrix: Matrix) -> list[str]:
         for source in row.source:
             if source not in matrix.sources:
                 problems.append(f"tensorflow {row.version} cites unknown source {source!r}")
+    for soname_row in matrix.sonames:
+        for source in soname_row.source:
+            if source not in matrix.sources:
+                problems.append(f"sonames {soname_row.cuda} cites unknown source {source!r}")
     cuda_seen: set[tuple[int, int]] = set()
     for cuda_row in matrix.cuda:
         key = _major_minor(cuda_row.version)

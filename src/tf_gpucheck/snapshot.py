@@ -414,6 +414,27 @@ class LibraryLocation:
 
 
 @dataclass(frozen=True)
+class Resolution:
+    """Where the dynamic loader finds one SONAME for TensorFlow, searched in its own order
+    (ld.so(8)): the requesting library's RPATH (when it has no RUNPATH), LD_LIBRARY_PATH, its
+    RUNPATH (``$ORIGIN`` expanded), /etc/ld.so.cache, the system folders."""
+
+    soname: str
+    """``libcudnn.so.9``: the name a program asks for (the file's DT_SONAME)."""
+    path: str | None
+    """The file the loader takes for it; ``None``: not on the loader's path."""
+    via: str | None = None
+    """``rpath``, ``ld_library_path``, ``runpath``, ``ld_cache``, ``default``."""
+    requester: str | None = None
+    """The library whose RPATH/RUNPATH was searched (TensorFlow's), when there is one."""
+    loadable: bool | None = None
+    load_error: str | None = None
+    version: str | None = None
+    """As the library's own call reports it once loaded (``cudnnGetVersion``); ``None``: no such
+    call, or it did not load."""
+
+
+@dataclass(frozen=True)
 class LibraryInfo:
     """One CUDA library TensorFlow may load."""
 
@@ -427,6 +448,8 @@ class LibraryInfo:
     """dlopen's error text, verbatim."""
     version: str | None = None
     """Version reported by the library's own API when it loaded, else from the file name."""
+    resolutions: tuple[Resolution, ...] = ()
+    """Each SONAME found for it, resolved as the loader would (schema 4)."""
 
 
 @dataclass(frozen=True)
@@ -441,6 +464,10 @@ class LibrariesInfo:
     """The ptxas XLA would use (pip nvidia-cuda-nvcc wheel, CUDA_HOME/bin, PATH), if any."""
     libdevice: str | None = None
     """libdevice.10.bc for XLA (pip wheel, --xla_gpu_cuda_data_dir, CUDA_HOME/nvvm), if any."""
+    requesters: tuple[str, ...] = ()
+    """TensorFlow's own libraries whose RPATH/RUNPATH the search used (schema 4)."""
+    search: tuple[str, ...] = ()
+    """The folders searched, in the loader's order, each as ``via:folder`` (schema 4)."""
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,19 @@
 """Where the CUDA libraries TensorFlow loads are found, and whether they load.
 
-Looks where the dynamic loader and TensorFlow look: the pip ``nvidia-*`` wheels of the target
-interpreter (TensorFlow >= 2.14 finds them through its RUNPATH), LD_LIBRARY_PATH, the ldconfig
-cache, CUDA_HOME / CUDA_PATH / /usr/local/cuda, and /usr/lib/wsl/lib on WSL2. The first
-location found is dlopen-ed in a child process (a library that crashes on load cannot take
-gpucheck down) and its version read from its own API.
+Every file of each library is listed (the pip ``nvidia-*`` wheels of the target, LD_LIBRARY_PATH,
+the ldconfig cache, CUDA_HOME / CUDA_PATH / /usr/local/cuda, /usr/lib/wsl/lib on WSL2). Then each
+SONAME those files carry (``libcudnn.so.8`` and ``libcudnn.so.9`` can share a folder) is
+resolved the way the dynamic loader resolves what TensorFlow asks for (ld.so(8)): TensorFlow's
+own RPATH (when it has no RUNPATH), LD_LIBRARY_PATH, its RUNPATH with ``$ORIGIN`` expanded
+(TensorFlow >= 2.14 finds the pip wheels there), /etc/ld.so.cache, then the loader's system
+folders (``ld.so --help``). Each resolved file is dlopen-ed in a child process (a library that
+crashes on load cannot take gpucheck down) and its version read from its own call; the checks
+pick the SONAME the build asks for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -16,12 +21,14 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tf_gpucheck._children import script
 from tf_gpucheck._process import describe_exit, run_child
+from tf_gpucheck.probes.elf import expand, read_dynamic
 from tf_gpucheck.probes.interpreter import InterpreterFacts
-from tf_gpucheck.snapshot import LibrariesInfo, LibraryInfo, LibraryLocation
+from tf_gpucheck.snapshot import LibrariesInfo, LibraryInfo, LibraryLocation, Resolution
 
 T = TypeVar("T")
 
@@ -54,6 +61,7 @@ def probe_libraries(
     ldconfig_output: str | None = None,
     load: bool = True,
     timeout_s: float = 60.0,
+    system_dirs: list[str] | None = None,
 ) -> LibrariesInfo:
     environ = os.environ if environ is None else environ
     if not platform.startswith("linux"):
@@ -64,12 +72,18 @@ def probe_libraries(
     if ldconfig_output is None:
         ldconfig_output = _ldconfig()
     found = {name: _locate(name, facts, environ, ldconfig_output) for name in LIBRARIES}
-    results = _load_first(found, timeout_s) if load else {}
+    order = loader_order(facts, environ, system_dirs)
+    cache = _ld_cache(ldconfig_output)
+    resolved = {name: _resolve_all(name, found[name], order, cache) for name in LIBRARIES}
+    wanted = {(r.soname, r.path) for items in resolved.values() for r in items if r.path}
+    firsts = {locs[0].path for locs in found.values() if locs}
+    results = _load(sorted({p for _s, p in wanted if p} | firsts), found, timeout_s) if load else {}
     libraries = []
     for name in LIBRARIES:
         locations = found[name]
+        resolutions = tuple(_with_load(r, results) for r in resolved[name])
         if not locations:
-            libraries.append(LibraryInfo(name=name, locations=()))
+            libraries.append(LibraryInfo(name=name, locations=(), resolutions=resolutions))
             continue
         first = locations[0]
         outcome = results.get(first.path, {})
@@ -81,6 +95,7 @@ def probe_libraries(
                 loadable=_optional(bool, outcome.get("loadable")),
                 load_error=_optional(str, outcome.get("error")),
                 version=_optional(str, outcome.get("version")) or first.file_version,
+                resolutions=resolutions,
             )
         )
     return LibrariesInfo(
@@ -89,6 +104,8 @@ def probe_libraries(
         libraries=tuple(libraries),
         ptxas=_find_ptxas(facts, environ),
         libdevice=_find_libdevice(facts, environ),
+        requesters=tuple(order.requesters),
+        search=tuple(f"{via}:{folder}" for via, folder in order.folders),
     )
 
 
@@ -206,10 +223,11 @@ def _parse_ldconfig(output: str) -> list[tuple[str, str]]:
     return entries
 
 
-def _load_first(
-    found: dict[str, list[LibraryLocation]], timeout_s: float
+def _load(
+    paths: list[str], found: dict[str, list[LibraryLocation]], timeout_s: float
 ) -> dict[str, dict[str, object]]:
-    requests = [{"name": name, "path": locs[0].path} for name, locs in found.items() if locs]
+    names = {loc.path: name for name, locs in found.items() for loc in locs}
+    requests = [{"name": names.get(p) or _name_of(p), "path": p} for p in paths]
     if not requests:
         return {}
     try:
@@ -235,6 +253,161 @@ def _load_first(
             r["path"]: {"loadable": None, "error": "the load test printed no result"}
             for r in requests
         }
+
+
+def _name_of(path: str) -> str:
+    base = os.path.basename(path)
+    return next((n for n in LIBRARIES if _matches(n, base)), base.split(".so")[0])
+
+
+# --- the dynamic loader's order ----------------------------------------------------------
+
+
+@dataclass
+class LoaderOrder:
+    """The folders the loader searches for a library TensorFlow asks for, in order."""
+
+    folders: list[tuple[str, str]] = field(default_factory=list)
+    """(via, folder): ``rpath``, ``ld_library_path``, ``runpath``; the cache and the system
+    folders come after these."""
+    system: list[str] = field(default_factory=list)
+    requesters: list[str] = field(default_factory=list)
+
+
+_REQUESTERS = (
+    "libtensorflow_framework.so.2",
+    "libtensorflow_framework.so.1",
+    "libtensorflow_cc.so.2",
+    os.path.join("python", "_pywrap_tensorflow_internal.so"),
+)
+"""TensorFlow's own libraries, whose RPATH/RUNPATH applies to what they load."""
+
+
+def loader_order(
+    facts: InterpreterFacts, environ: Mapping[str, str], system_dirs: list[str] | None = None
+) -> LoaderOrder:
+    order = LoaderOrder(system=system_dirs if system_dirs is not None else _system_dirs())
+    rpath: list[str] = []
+    runpath: list[str] = []
+    folder = _tensorflow_folder(facts)
+    for relative in _REQUESTERS if folder else ():
+        path = os.path.join(folder or "", relative)
+        dynamic = read_dynamic(path) if os.path.isfile(path) else None
+        if dynamic is None:
+            continue
+        order.requesters.append(path)
+        origin = os.path.dirname(path)
+        if dynamic.runpath:
+            runpath += [d for d in expand(dynamic.runpath, origin) if d not in runpath]
+        else:  # DT_RPATH counts only without DT_RUNPATH (ld.so(8))
+            rpath += [d for d in expand(dynamic.rpath, origin) if d not in rpath]
+    order.folders += [("rpath", d) for d in rpath]
+    order.folders += [
+        ("ld_library_path", d) for d in _split_path(environ.get("LD_LIBRARY_PATH", ""))
+    ]
+    order.folders += [("runpath", d) for d in runpath]
+    return order
+
+
+def _tensorflow_folder(facts: InterpreterFacts) -> str | None:
+    """The folder of the ``tensorflow`` package the user's import gets (else the environment's)."""
+    for module in facts.imports.modules if facts.imports else ():
+        if module.name != "tensorflow":
+            continue
+        origin = module.origin or module.clean_origin
+        if origin and origin.endswith("__init__.py"):
+            return os.path.dirname(origin)
+    return None
+
+
+def _system_dirs() -> list[str]:
+    """The loader's own system folders, as it says (``ld.so --help``, glibc 2.33+), else the
+    usual ones that exist."""
+    for loader in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"):
+        if not os.path.exists(loader):
+            continue
+        try:
+            text = subprocess.run(
+                [loader, "--help"], capture_output=True, text=True, timeout=10, check=False
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            break
+        found = re.findall(r"^\s+(/\S+) \(system search path\)", text, re.MULTILINE)
+        if found:
+            return found
+    usual = [
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib64",
+        "/usr/lib64",
+        "/lib",
+        "/usr/lib",
+    ]
+    return [d for d in usual if os.path.isdir(d)]
+
+
+def _ld_cache(output: str) -> dict[str, str]:
+    """soname -> path from ``ldconfig -p``, the first entry of each (this machine's ABI first)."""
+    cache: dict[str, str] = {}
+    for soname, path in _parse_ldconfig(output):
+        cache.setdefault(soname, path)
+    return cache
+
+
+def _resolve_all(
+    name: str, locations: list[LibraryLocation], order: LoaderOrder, cache: dict[str, str]
+) -> list[Resolution]:
+    """Each SONAME the found files of ``name`` carry, resolved in the loader's order."""
+    sonames: list[str] = []
+    for location in locations:
+        dynamic = read_dynamic(location.path)
+        soname = dynamic.soname if dynamic and dynamic.soname else None
+        if soname is None and _VERSION_IN_NAME.search(os.path.basename(location.path)):
+            soname = os.path.basename(location.path)
+        if soname and soname.startswith(f"{name}.so") and soname not in sonames:
+            sonames.append(soname)
+    sonames.sort(key=_soname_key)
+    requester = order.requesters[0] if order.requesters else None
+    return [_resolve(soname, order, cache, requester) for soname in sonames]
+
+
+def _soname_key(soname: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", soname.split(".so", 1)[1]))
+
+
+def resolve(soname: str, order: LoaderOrder, cache: dict[str, str]) -> Resolution:
+    return _resolve(soname, order, cache, order.requesters[0] if order.requesters else None)
+
+
+def _resolve(
+    soname: str, order: LoaderOrder, cache: dict[str, str], requester: str | None
+) -> Resolution:
+    for via, folder in order.folders:
+        candidate = os.path.join(folder, soname)
+        if os.path.exists(candidate):
+            return Resolution(
+                soname, candidate, via, requester if via != "ld_library_path" else None
+            )
+    cached = cache.get(soname)
+    if cached and os.path.exists(cached):
+        return Resolution(soname, cached, "ld_cache")
+    for folder in order.system:
+        candidate = os.path.join(folder, soname)
+        if os.path.exists(candidate):
+            return Resolution(soname, candidate, "default")
+    return Resolution(soname, None)
+
+
+def _with_load(resolution: Resolution, results: dict[str, dict[str, object]]) -> Resolution:
+    if resolution.path is None:
+        return resolution
+    outcome = results.get(resolution.path, {})
+    return dataclasses.replace(
+        resolution,
+        loadable=_optional(bool, outcome.get("loadable")),
+        load_error=_optional(str, outcome.get("error")),
+        version=_optional(str, outcome.get("version")),
+    )
 
 
 def _load_alone(request: dict[str, str], timeout_s: float) -> dict[str, object]:

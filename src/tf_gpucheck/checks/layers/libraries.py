@@ -9,10 +9,10 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import facts, remedies
-from tf_gpucheck.checks.findings import Finding, fail, ok, skip
+from tf_gpucheck.checks.findings import Finding, Observation, fail, observation, ok, skip
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.snapshot import LibraryInfo, Snapshot
+from tf_gpucheck.snapshot import LibraryInfo, Resolution, Snapshot
 
 # --- CUDA libraries ------------------------------------------------------------------------
 
@@ -40,6 +40,74 @@ def _describe(lib: LibraryInfo) -> str:
         else "not tried"
     )
     return f"{lib.name} {lib.version or ''} ({source}, {where.path}): {state}".replace("  ", " ")
+
+
+def wanted_soname(name: str, snapshot: Snapshot, matrix: Matrix) -> str | None:
+    """The SONAME this TensorFlow asks the loader for (``None``: not known): from its build's
+    CUDA (compat_matrix.yaml ``sonames``) and cuDNN major."""
+    if name == "libcudnn":
+        major = _major(facts.build_cudnn(snapshot, matrix))
+        return f"libcudnn.so.{major}" if major else None
+    if name == "libcuda":
+        return "libcuda.so.1"
+    if name == "libnccl":
+        return "libnccl.so.2"
+    return matrix.soname(facts.build_cuda(snapshot, matrix), name)
+
+
+def pick(lib: LibraryInfo, wanted: str | None) -> Resolution | None:
+    """The loader's answer for the SONAME TensorFlow asks for, when recorded (schema 4)."""
+    if wanted is None:
+        return None
+    return next((r for r in lib.resolutions if r.soname == wanted), None)
+
+
+def library_observation(resolution: Resolution) -> Observation:
+    return observation(
+        "library",
+        soname=resolution.soname,
+        path=resolution.path,
+        via=resolution.via,
+        requester=resolution.requester,
+        version=resolution.version,
+    )
+
+
+_VIA_WORDS = {
+    "rpath": "TensorFlow's RPATH",
+    "runpath": "TensorFlow's RUNPATH",
+    "ld_library_path": "LD_LIBRARY_PATH",
+    "ld_cache": "the loader's cache (ldconfig)",
+    "default": "the loader's system folders",
+}
+
+
+def _resolved_words(resolution: Resolution) -> str:
+    if resolution.path is None:
+        return f"{resolution.soname}: not on the loader's path"
+    state = (
+        "loads"
+        if resolution.loadable
+        else f"does not load: {resolution.load_error}"
+        if resolution.loadable is False
+        else "not tried"
+    )
+    version = f" {resolution.version}" if resolution.version else ""
+    via = _VIA_WORDS.get(resolution.via or "", resolution.via or "")
+    return f"{resolution.soname}{version} -> {resolution.path} (via {via}): {state}"
+
+
+def _resolved_problem(lib: LibraryInfo, wanted: str, resolution: Resolution | None) -> str | None:
+    """What is wrong with the loader's answer for ``wanted``, or ``None``."""
+    others = [r for r in lib.resolutions if r.soname != wanted and r.path]
+    if resolution is None or resolution.path is None:
+        there = (
+            f" ({', '.join(f'{r.soname} at {r.path}' for r in others)} is not it)" if others else ""
+        )
+        return f"{wanted} (what TensorFlow asks for) is not on the loader's path{there}"
+    if resolution.loadable is False:
+        return f"{wanted} -> {resolution.path} does not load: {resolution.load_error}"
+    return None
 
 
 def _major(version: str | None) -> str | None:
@@ -120,14 +188,29 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     cuda_major = _major(facts.build_cuda(snapshot, matrix))
     problems = []
+    lines = []
+    observed: list[Observation] = []
     for name in REQUIRED_LIBRARIES:
         lib = by_name.get(name)
         if lib is None:
             continue
-        problem = _library_problem(lib, cuda_major if name == "libcudart" else None)
+        wanted = (
+            wanted_soname(name, snapshot, matrix) if lib.resolutions or not lib.locations else None
+        )
+        if wanted is not None and (lib.resolutions or snapshot.libraries.search):
+            resolution = pick(lib, wanted)
+            problem = _resolved_problem(lib, wanted, resolution)
+            lines.append(
+                _resolved_words(resolution) if resolution else f"{wanted}: no such file found"
+            )
+            if resolution is not None:
+                observed.append(library_observation(resolution))
+        else:
+            problem = _library_problem(lib, cuda_major if name == "libcudart" else None)
+            lines.append(_describe(lib))
         if problem:
             problems.append(problem)
-    details = "\n".join(_describe(by_name[n]) for n in REQUIRED_LIBRARIES if n in by_name)
+    details = "\n".join(lines)
     if problems:
         return fail(
             "cuda_libraries",
@@ -135,6 +218,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'} missing or broken: {problems[0]}",
             details,
             _libraries_fix(snapshot, matrix),
+            observed=tuple(observed),
         )
     sources = sorted(
         {
@@ -147,6 +231,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         "cuda_libraries",
         f"all {len(REQUIRED_LIBRARIES)} CUDA libraries found and load ({', '.join(sources)})",
         details,
+        tuple(observed),
     )
 
 
@@ -165,6 +250,9 @@ def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return skip("cudnn", f"not searched: {snapshot.libraries.reason}")
     lib = next((lib for lib in snapshot.libraries.libraries if lib.name == "libcudnn"), None)
     built = facts.build_cudnn(snapshot, matrix)
+    wanted = wanted_soname("libcudnn", snapshot, matrix)
+    if lib is not None and wanted is not None and (lib.resolutions or snapshot.libraries.search):
+        return _cudnn_resolved(lib, wanted, built, snapshot, matrix)
     if lib is None or not lib.locations or lib.loadable is False:
         why = (
             "not found" if lib is None or not lib.locations else f"does not load: {lib.load_error}"
@@ -179,12 +267,7 @@ def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
     have = lib.version
     if not built or not have:
         return ok("cudnn", f"cuDNN {have or '(version unknown)'} found")
-    # cuda_dnn.cc: the runtime must have the same major version and an equal or higher minor.
-    have_parts = [int(p) for p in have.split(".")[:2] if is_whole_number(p)]
-    built_parts = [int(p) for p in built.split(".")[:2] if is_whole_number(p)]
-    if have_parts[:1] != built_parts[:1] or (
-        len(have_parts) > 1 and len(built_parts) > 1 and have_parts[1] < built_parts[1]
-    ):
+    if not _cudnn_fits(have, built):
         return fail(
             "cudnn",
             "cudnn_version_mismatch",
@@ -194,3 +277,57 @@ def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
             _libraries_fix(snapshot, matrix),
         )
     return ok("cudnn", f"cuDNN {have} matches the build's {built}")
+
+
+def _cudnn_fits(have: str, built: str) -> bool:
+    """cuda_dnn.cc: the runtime must have the same major version and an equal or higher minor."""
+    have_parts = [int(p) for p in have.split(".")[:2] if is_whole_number(p)]
+    built_parts = [int(p) for p in built.split(".")[:2] if is_whole_number(p)]
+    return not (
+        have_parts[:1] != built_parts[:1]
+        or (len(have_parts) > 1 and len(built_parts) > 1 and have_parts[1] < built_parts[1])
+    )
+
+
+def _cudnn_resolved(
+    lib: LibraryInfo, wanted: str, built: str | None, snapshot: Snapshot, matrix: Matrix
+) -> Finding:
+    """cuDNN judged on the file the loader takes for the SONAME TensorFlow asks for, and the
+    version that file's own ``cudnnGetVersion`` reports."""
+    resolution = pick(lib, wanted)
+    observed = (library_observation(resolution),) if resolution else ()
+    details = "\n".join(_resolved_words(r) for r in lib.resolutions) or "no libcudnn file found"
+    problem = _resolved_problem(lib, wanted, resolution)
+    if problem or resolution is None:
+        return fail(
+            "cudnn",
+            "cudnn_missing",
+            f"cuDNN {built or ''}: {problem}".replace("  ", " "),
+            details,
+            _libraries_fix(snapshot, matrix),
+            observed=observed,
+        )
+    have = resolution.version
+    if not built or not have:
+        return ok(
+            "cudnn",
+            f"{wanted} -> {resolution.path} loads (its version was not reported)",
+            details,
+            observed,
+        )
+    if not _cudnn_fits(have, built):
+        return fail(
+            "cudnn",
+            "cudnn_version_mismatch",
+            f"cuDNN {have} ({resolution.path}, what the loader takes for {wanted}) but TensorFlow "
+            f"was built with {built}",
+            "cuDNN needs the same major version and an equal or higher minor version.\n" + details,
+            _libraries_fix(snapshot, matrix),
+            observed=observed,
+        )
+    return ok(
+        "cudnn",
+        f"cuDNN {have} ({wanted} -> {resolution.path}) matches the build's {built}",
+        details,
+        observed,
+    )

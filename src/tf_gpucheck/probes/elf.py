@@ -1,0 +1,107 @@
+"""What a shared library's ELF dynamic section says: its SONAME, the libraries it needs, and its
+RPATH / RUNPATH, read from the file (no loading). The dynamic loader decides with exactly these
+(ld.so(8)); ``readelf -d`` prints the same entries.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+
+_DT_NEEDED, _DT_STRTAB, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 1, 5, 14, 15, 29
+_PT_LOAD, _PT_DYNAMIC = 1, 2
+
+
+@dataclass(frozen=True)
+class Dynamic:
+    soname: str | None
+    needed: tuple[str, ...]
+    rpath: tuple[str, ...]
+    runpath: tuple[str, ...]
+
+
+def read_dynamic(path: str) -> Dynamic | None:
+    """The dynamic section of the ELF file at ``path``; ``None`` when it is not one (or not
+    readable)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    try:
+        return _parse(data)
+    except (struct.error, IndexError, ValueError):
+        return None
+
+
+def _parse(data: bytes) -> Dynamic | None:
+    if data[:4] != b"\x7fELF":
+        return None
+    wide = data[4] == 2
+    order = "<" if data[5] == 1 else ">"
+    if wide:
+        phoff, phentsize, phnum = (
+            struct.unpack_from(order + "Q", data, 0x20)[0],
+            *struct.unpack_from(order + "HH", data, 0x36),
+        )
+    else:
+        phoff, phentsize, phnum = (
+            struct.unpack_from(order + "I", data, 0x1C)[0],
+            *struct.unpack_from(order + "HH", data, 0x2A),
+        )
+    loads: list[tuple[int, int, int]] = []  # (vaddr, offset, filesz)
+    dynamic: tuple[int, int] | None = None
+    for index in range(phnum):
+        at = phoff + index * phentsize
+        if wide:
+            kind, _flags, offset, vaddr, _paddr, filesz = struct.unpack_from(
+                order + "IIQQQQ", data, at
+            )
+        else:
+            kind, offset, vaddr, _paddr, filesz = struct.unpack_from(order + "IIIII", data, at)
+        if kind == _PT_LOAD:
+            loads.append((vaddr, offset, filesz))
+        elif kind == _PT_DYNAMIC:
+            dynamic = (offset, filesz)
+    if dynamic is None:
+        return None
+    entry = struct.Struct(order + ("qQ" if wide else "iI"))
+    tags: list[tuple[int, int]] = []
+    start, size = dynamic
+    for at in range(start, start + size, entry.size):
+        tag, value = entry.unpack_from(data, at)
+        if tag == 0:
+            break
+        tags.append((tag, value))
+    strtab = next((v for t, v in tags if t == _DT_STRTAB), None)
+    if strtab is None:
+        return None
+    base = next((off + strtab - va for va, off, sz in loads if va <= strtab < va + sz), strtab)
+
+    def text(offset: int) -> str:
+        end = data.index(b"\0", base + offset)
+        return data[base + offset : end].decode("utf-8", "replace")
+
+    def paths(tag: int) -> tuple[str, ...]:
+        out: list[str] = []
+        for t, v in tags:
+            if t == tag:
+                out += [p for p in text(v).split(":") if p]
+        return tuple(out)
+
+    soname = next((text(v) for t, v in tags if t == _DT_SONAME), None)
+    needed = tuple(text(v) for t, v in tags if t == _DT_NEEDED)
+    return Dynamic(soname, needed, paths(_DT_RPATH), paths(_DT_RUNPATH))
+
+
+def expand(entries: tuple[str, ...], origin: str) -> list[str]:
+    """RPATH/RUNPATH entries with ``$ORIGIN`` (``${ORIGIN}``) replaced by the library's folder,
+    in order, each once."""
+    out: list[str] = []
+    for entry in entries:
+        path = entry.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)
+        path = os.path.normpath(path)
+        if path not in out:
+            out.append(path)
+    return out
