@@ -1,0 +1,348 @@
+"""benchmarks/claims.py: the oracle on hand-built environments, and a seeded sample of generated
+ones whose statements it checks (issue 27, item 3).
+
+The oracle is tested against the tools that decide (the target's own import system, pip's own
+check, the dynamic loader), on environments made by real ``python -m venv`` and ``pip install``.
+The stand-in ``tensorflow`` distribution of the hand-built cases is a real wheel (a zip with
+its .dist-info, made here and installed by pip): where a module comes from and what pip check
+says do not depend on how big the package is.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import claims  # noqa: E402
+import claims_recipes as recipes  # noqa: E402
+
+
+def make_wheel(
+    folder: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = ()
+) -> Path:
+    """A real wheel (PEP 427): the files, METADATA, WHEEL and a RECORD with their hashes."""
+    dist = f"{name.replace('-', '_')}-{version}.dist-info"
+    meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    meta += [f"Requires-Dist: {r}" for r in requires]
+    content = dict(files)
+    content[f"{dist}/METADATA"] = "\n".join(meta) + "\n"
+    content[f"{dist}/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = []
+    for path, text in content.items():
+        digest = (
+            base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        )
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{dist}/RECORD,,")
+    content[f"{dist}/RECORD"] = "\n".join(record) + "\n"
+    wheel = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path, text in content.items():
+            zf.writestr(path, text)
+    return wheel
+
+
+def base_python() -> str:
+    return str(Path(sys.base_prefix) / "bin" / "python3")
+
+
+def venv(where: Path) -> Path:
+    subprocess.run([base_python(), "-m", "venv", str(where)], check=True)
+    return where / "bin" / "python"
+
+
+def pip_install(python: Path, wheels: Path, *specs: str) -> None:
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--find-links",
+            str(wheels),
+            *specs,
+        ],
+        check=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+        | {"PIP_CONFIG_FILE": os.devnull},
+    )
+
+
+def built_for(w: Path, target: Path, **env: str) -> recipes.Built:
+    """What the builder returns, for an environment made by hand under ``w``."""
+    home = w / "home"
+    home.mkdir(exist_ok=True)
+    (w / "work").mkdir(exist_ok=True)
+    user_env = recipes.machine_environment(home, recipes.CACHE / "bin") | env
+    return recipes.Built(
+        recipe={},
+        w=w,
+        target=str(target),
+        cwd=w / "work",
+        user_env=user_env,
+        activate_env=user_env,
+        steps=[],
+        explicit={},
+        roots=[],
+        seconds=0.0,
+    )
+
+
+@pytest.fixture(scope="module")
+def pth_envs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """env A with a ``tensorflow`` distribution (requiring a NumPy that is not there), and env B,
+    empty, with a .pth file naming A's site-packages."""
+    w = tmp_path_factory.mktemp("pth")
+    wheels = w / "wheels"
+    wheels.mkdir()
+    make_wheel(
+        wheels,
+        "tensorflow",
+        "2.21.0",
+        {"tensorflow/__init__.py": "__version__ = '2.21.0'\n"},
+        requires=("numpy>=99",),
+    )
+    a = venv(w / "a")
+    pip_install(a, wheels, "--no-deps", "tensorflow==2.21.0")
+    b = venv(w / "b")
+    site_a = subprocess.run(
+        [str(a), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    site_b = subprocess.run(
+        [str(b), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(site_b) / "_other_env.pth").write_text(site_a + "\n")
+    return w, b, Path(site_a)
+
+
+def test_oracle_import_through_a_pth_file_is_not_the_target_s(
+    pth_envs: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    w, b, site_a = pth_envs
+    oracle = claims.Oracle(built_for(w, b), tmp_path / "scratch", recipes.CACHE / "bin")
+    spec = oracle.spec("tensorflow")
+    assert spec is not None
+    assert spec["origin"] == os.path.realpath(site_a / "tensorflow" / "__init__.py")
+    assert spec["added_by"] == "pth"
+    assert spec["in_target"] is False
+    said = claims.Statement(
+        "import",
+        "text",
+        "user_import",
+        "`import tensorflow` loads this environment's TensorFlow",
+        {"module": "tensorflow", "in_target": True, "package_of_distribution": True},
+    )
+    claims.judge(said, oracle)
+    assert said.verdict == "false"
+    assert "not under the target's prefix" in said.truth
+    right = claims.Statement(
+        "import",
+        "observed",
+        "user_import",
+        "",
+        {
+            "module": "tensorflow",
+            "origin": str(site_a / "tensorflow" / "__init__.py"),
+            "in_target": False,
+            "added_by": "pth",
+        },
+    )
+    claims.judge(right, oracle)
+    assert right.verdict == "true", right.truth
+
+
+def test_oracle_distributions_and_pip_check(
+    pth_envs: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    w, b, _site_a = pth_envs
+    oracle = claims.Oracle(built_for(w, b), tmp_path / "scratch", recipes.CACHE / "bin")
+    absent = claims.Statement(
+        "distribution_absent",
+        "text",
+        "tf_install",
+        "TensorFlow is not installed in this Python",
+        {"names": sorted(claims._TF_DISTRIBUTIONS), "package": "tensorflow"},
+    )
+    claims.judge(absent, oracle)
+    assert (
+        absent.verdict == "false"
+    )  # importable, and importlib.metadata lists it, through the .pth
+    present = claims.Statement(
+        "distribution", "text", "tf_install", "", {"name": "tensorflow", "version": "2.21.0"}
+    )
+    claims.judge(present, oracle)
+    assert present.verdict == "true", present.truth
+    # pip's own check, run by B's pip: it sees A's distribution through the .pth file
+    unmet = claims.Statement(
+        "requirement",
+        "text",
+        "tf_requirements",
+        "",
+        {"of": "tensorflow", "name": "numpy", "have": None, "requirement": "numpy"},
+    )
+    claims.judge(unmet, oracle)
+    assert unmet.verdict == "true", unmet.truth
+    met = claims.Statement("requirements_met", "text", "tf_requirements", "", {})
+    claims.judge(met, oracle)
+    assert met.verdict == "false"
+    assert "numpy" in met.truth
+
+
+def test_oracle_shadowing_file_in_the_user_folder(
+    pth_envs: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, b, _ = pth_envs
+    folder = tmp_path / "w"
+    folder.mkdir()
+    built = built_for(folder, b)
+    (built.cwd / "numpy.py").write_text("")
+    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    spec = oracle.spec("numpy")
+    assert spec is not None
+    assert spec["added_by"] == "cwd"
+    nothing = claims.Statement("no_shadow", "text", "user_import", "", {"modules": ["numpy"]})
+    claims.judge(nothing, oracle)
+    assert nothing.verdict == "false"
+    shadowed = claims.Statement(
+        "import",
+        "text",
+        "user_import",
+        "",
+        {
+            "module": "numpy",
+            "origin": str(built.cwd / "numpy.py"),
+            "package_of_distribution": False,
+        },
+    )
+    claims.judge(shadowed, oracle)
+    assert shadowed.verdict == "true", shadowed.truth
+
+
+def _library(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / "lib.c"
+    source.write_text(text)
+    out = folder / name
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", "-o", str(out), str(source), f"-Wl,-soname,{name}"], check=True
+    )
+    return out
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_oracle_loader_order_runpath_after_ld_library_path(tmp_path: Path) -> None:
+    """ld.so(8): LD_LIBRARY_PATH is searched before the caller's DT_RUNPATH; the oracle's dlopen
+    program follows the loader, not a rule of its own."""
+    near = _library(tmp_path / "near", "libclaimsdemo.so.1", "int which(void) { return 1; }\n")
+    far = _library(tmp_path / "far", "libclaimsdemo.so.1", "int which(void) { return 2; }\n")
+    requester = _library(tmp_path / "pkg", "librequester.so", "int r(void) { return 0; }\n")
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(requester),
+            str(tmp_path / "pkg" / "lib.c"),
+            "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../near",
+        ],
+        check=True,
+    )
+    w = tmp_path / "w"
+    w.mkdir()
+    built = built_for(w, Path(sys.executable))
+    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    path, error, _ = oracle.dlopen("libclaimsdemo.so.1", "", str(requester))
+    assert path == os.path.realpath(near), error
+    built.user_env["LD_LIBRARY_PATH"] = str(far.parent)
+    oracle = claims.Oracle(built, tmp_path / "scratch2", recipes.CACHE / "bin")
+    path, error, _ = oracle.dlopen("libclaimsdemo.so.1", "", str(requester))
+    assert path == os.path.realpath(far), error
+    # and what ld.so itself says it loads, for the same program and variables
+    debug = subprocess.run(
+        [str(next((tmp_path / "dl").glob("dlopen-*"))), "libclaimsdemo.so.1="],
+        capture_output=True,
+        text=True,
+        env=built.user_env | {"LD_DEBUG": "libs"},
+        check=True,
+    )
+    assert f"calling init: {far}" in debug.stderr
+    assert f"calling init: {near}" not in debug.stderr
+
+
+def test_fix_commands_are_split_and_aimed_at_the_copy(tmp_path: Path) -> None:
+    assert claims.split_fix('pip uninstall -y a && pip install "b==1.*"  # why') == [
+        ["pip", "uninstall", "-y", "a"],
+        ["pip", "install", "b==1.*"],
+    ]
+    assert claims.split_fix("curl x | sh") is None
+    copy = tmp_path / "wfix"
+    (copy / "env" / "bin").mkdir(parents=True)
+    env = {"PATH": f"{copy}/env/bin:/usr/bin:/bin"}
+    (copy / "env" / "bin" / "pip").write_text("#!/elsewhere/python\n")
+    (copy / "env" / "bin" / "pip").chmod(0o755)
+    part = claims._classify(["pip", "install", "x"], env, copy)
+    assert part is not None
+    assert not part.outside
+    assert part.argv[:3] == [
+        f"{copy}/env/bin/python",
+        "-m",
+        "pip",
+    ]  # never the copied script's shebang
+    system = claims._classify(["/usr/bin/python3", "-m", "pip", "install", "x"], env, copy)
+    assert system is not None
+    assert system.outside  # only ever dry-run
+    assert (
+        claims._rewrite(f"{tmp_path}/w/env:{tmp_path}/w", tmp_path / "w", copy)
+        == f"{copy}/env:{copy}"
+    )
+
+
+def test_recipes_are_reproducible_plain_data() -> None:
+    grammar = recipes.Grammar(available_pythons=("3.10", "3.11", "3.12"))
+    first = [recipes.draw(7, i, grammar) for i in range(20)]
+    again = [recipes.draw(7, i, grammar) for i in range(20)]
+    assert first == again
+    assert json.loads(json.dumps(first)) == first
+    assert {r["layout"] for r in first} >= {"venv", "uv"}
+
+
+@pytest.mark.slow
+def test_seeded_sample_observed_statements_hold(tmp_path: Path) -> None:
+    """Five light environments (real venv, uv, virtualenv, .pth, PYTHONPATH, moved and copied
+    venvs with small real wheels, no TensorFlow): doctor's statements that carry the contract's
+    observations are all true."""
+    builder = recipes.Builder(tmp_path)
+    grammar = recipes.Grammar(light=True, available_pythons=tuple(recipes.pythons()) or ("3.11",))
+    results = [
+        claims.check_environment(
+            i, recipes.draw(3, i, grammar), builder, sys.executable, fixes=False
+        )
+        for i in range(5)
+    ]
+    assert all(not r.doctor_error for r in results), [r.doctor_error for r in results]
+    observed = [s for r in results for s in r.statements if s.source == "observed"]
+    false = [(s.check, s.said, s.truth) for s in observed if s.verdict == "false"]
+    assert false == []
