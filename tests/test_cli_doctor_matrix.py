@@ -17,7 +17,9 @@ def test_doctor_no_driver_fails_with_the_plain_reason(run_cli: Any) -> None:
     result = run_cli(["doctor"], SnapshotProbes(scenario("real-cpu-only-tf-2.21-no-driver")))
     assert result.exit_code == 1
     first_line = result.stdout.splitlines()[0]
-    assert first_line.startswith("FAIL  no NVIDIA driver: NVML library not found")
+    assert first_line.startswith(
+        "FAIL  no NVIDIA driver: its NVML library (libnvidia-ml.so.1) was not found"
+    )
     assert "cause: no_nvidia_driver" in result.stdout
     assert "first fix:" in result.stdout
     for check in check_ids():

@@ -153,7 +153,7 @@ def test_no_driver_says_tensorflow_runs_on_the_cpu() -> None:
     first = report.first_fix
     assert first is not None
     assert first.check == "nvidia_driver"
-    assert "no NVIDIA driver: NVML library not found" in first.summary
+    assert "no NVIDIA driver: its NVML library (libnvidia-ml.so.1) was not found" in first.summary
     assert "TensorFlow will run on the CPU" in first.summary
 
 

@@ -26,6 +26,7 @@ TOP_LEVEL_KEYS = [
     "imports",
     "place",
     "kernel",
+    "installer",
 ]
 V1 = Path(__file__).resolve().parent / "data" / "snapshots-v1"
 
@@ -149,9 +150,10 @@ def test_a_version_2_snapshot_still_loads_and_says_what_it_lacks() -> None:
     assert raw["schema_version"] == 2
     snapshot = load_snapshot(path)
     assert snapshot.packages.tensorflow[0].version == raw["packages"]["tensorflow"][0]["version"]
-    # the sections schema 3 added say "not recorded"
+    # the sections schema 3 and 4 added say "not recorded"
     assert snapshot.imports is None
     assert snapshot.place is None
+    assert snapshot.installer is None
     assert snapshot.packages.requirements is None
     assert snapshot.packages.tensorflow[0].location is None
     assert list(snapshot.to_dict()) == TOP_LEVEL_KEYS

@@ -41,6 +41,10 @@ def install_fake(site: Path, name: str, version: str, metadata: str | None = Non
     (info / "RECORD").write_text("".join(f"{path},,\n" for path in listed))
 
 
+# The venvs here are made --without-pip (fast), so every install fix starts with the
+# environment's own ensurepip: a bare `python -m pip` would fail there ("No module named pip").
+
+
 def tf221_venv(where: Path) -> Path:
     """A venv with TensorFlow 2.21.0 and Keras 3.15.1 as their real metadata declare them, and
     the packages they require at versions that satisfy them."""
@@ -233,7 +237,7 @@ def test_uninstalling_a_second_distribution_that_shared_the_folder(
     assert (site / "tensorflow" / "python").is_dir()  # a namespace package now
     cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
     assert cause == "tf_install_broken"
-    assert fix == f'{python} -m pip install --force-reinstall --no-deps "tensorflow==2.21.0"'
+    assert fix == f'{python} -m ensurepip && {python} -m pip install --force-reinstall --no-deps "tensorflow==2.21.0"'
     # the folder gone altogether: the same
     shutil.rmtree(site / "tensorflow")
     assert first(doctor(run_cli, python, "--cwd", str(clean_env)))[0] == "tf_install_broken"
@@ -248,7 +252,7 @@ def test_protobuf_older_than_tensorflow_declares(run_cli: Any, clean_env: Path) 
     cause, fix = first(data)
     assert cause == "protobuf_incompatible"
     assert "protobuf 5.29.6" in data["first_fix"]["summary"]
-    assert fix == f'{python} -m pip install "protobuf<8.0.0,>=6.31.1"'
+    assert fix == f'{python} -m ensurepip && {python} -m pip install "protobuf<8.0.0,>=6.31.1"'
     assert_pip_resolves(fix, "protobuf", lambda v: int(v.split(".")[0]) >= 6)
 
 
@@ -264,7 +268,7 @@ def test_numpy_2_under_a_numpy_1_build(run_cli: Any, clean_env: Path) -> None:
     install_fake(site, "numpy", "2.0.2")
     cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
     assert cause == "numpy_incompatible"
-    assert fix == f'{python} -m pip install "numpy<2.0.0,>=1.23.5"'
+    assert fix == f'{python} -m ensurepip && {python} -m pip install "numpy<2.0.0,>=1.23.5"'
 
 
 def test_tensorflow_in_the_user_site_gets_user_installs(
@@ -431,7 +435,8 @@ def test_a_truncated_tensorflow_library_gets_a_reinstall(
     assert tf_import["cause"] == "tf_crashed", tf_import
     assert "SIGBUS" in tf_import["summary"] + tf_import["details"]
     assert tf_import["fix"] == (
-        f'{python} -m pip install --force-reinstall --no-deps "tensorflow==2.15.1"'
+        f'{python} -m ensurepip && {python} -m pip install --force-reinstall --no-deps '
+        '"tensorflow==2.15.1"'
         "  # a truncated or corrupt file of the install"
     )
 

@@ -86,8 +86,9 @@ def doctor(
             metavar="SECONDS",
             min=0.0,
             help="How long to wait, once the rest is done, for the installer to resolve the "
-            "fixes against the index (the dry runs start while TensorFlow imports; 0: do not "
-            "wait). Offline, fixes are 'not proven'.",
+            "fixes against the package index (the dry runs start while TensorFlow imports). 0: "
+            "never ask the index (fixes are 'not proven'; the installer's own policy is still "
+            "asked, offline).",
         ),
     ] = 15.0,
 ) -> int:
@@ -127,7 +128,7 @@ def doctor(
     def start_proofs(partial: Snapshot, probes: object) -> None:
         """While TensorFlow imports: the fixes that do not depend on it go to the installer."""
         make = getattr(probes, "prover", None)
-        prover = make() if callable(make) else None
+        prover = make() if callable(make) and proof_budget > 0 else None
         if prover is None:
             return
         provers.append(prover)

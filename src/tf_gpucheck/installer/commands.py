@@ -151,6 +151,18 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
         # uv is not on the user's PATH: give the environment its own pip first
         bootstrapped = _PIP.sub(lambda m: f"{python} -m pip {m.group(1)}", command)
         return f"{python} -m ensurepip && {bootstrapped}" if bootstrapped != command else command
+    if (
+        installer is not None
+        and installer.tool is None
+        and target.installer is None
+        and not target.error
+        and target.python_executable
+        and " -m ensurepip" not in command
+    ):
+        # no pip in the environment (python -m venv --without-pip, a stripped image): its own
+        # ensurepip first
+        bootstrapped = _PIP.sub(lambda m: f"{python} -m pip {m.group(1)}", command)
+        return f"{python} -m ensurepip && {bootstrapped}" if bootstrapped != command else command
     if _path_pip_is_target(snapshot):
         pip = "pip"
     elif target.python_executable:

@@ -73,6 +73,11 @@ class Prover:
             allow_children()
 
     def _prove(self, fix: str) -> Proof | None:
+        if " -m ensurepip" in fix:
+            return Proof(
+                "not_proven",
+                reason="pip is not in this environment until ensurepip adds it: nothing to ask",
+            )
         operations, _note, why = read_command(fix)
         if why or not operations:
             if " -m venv " in fix:
