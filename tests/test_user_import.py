@@ -237,7 +237,10 @@ def test_uninstalling_a_second_distribution_that_shared_the_folder(
     assert (site / "tensorflow" / "python").is_dir()  # a namespace package now
     cause, fix = first(doctor(run_cli, python, "--cwd", str(clean_env)))
     assert cause == "tf_install_broken"
-    assert fix == f'{python} -m ensurepip && {python} -m pip install --force-reinstall --no-deps "tensorflow==2.21.0"'
+    assert (
+        fix
+        == f'{python} -m ensurepip && {python} -m pip install --force-reinstall --no-deps "tensorflow==2.21.0"'
+    )
     # the folder gone altogether: the same
     shutil.rmtree(site / "tensorflow")
     assert first(doctor(run_cli, python, "--cwd", str(clean_env)))[0] == "tf_install_broken"
@@ -435,7 +438,7 @@ def test_a_truncated_tensorflow_library_gets_a_reinstall(
     assert tf_import["cause"] == "tf_crashed", tf_import
     assert "SIGBUS" in tf_import["summary"] + tf_import["details"]
     assert tf_import["fix"] == (
-        f'{python} -m ensurepip && {python} -m pip install --force-reinstall --no-deps '
+        f"{python} -m ensurepip && {python} -m pip install --force-reinstall --no-deps "
         '"tensorflow==2.15.1"'
         "  # a truncated or corrupt file of the install"
     )
