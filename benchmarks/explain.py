@@ -54,9 +54,9 @@ def main() -> int:
         del start
     print_table([whole, help_])
 
-    from tf_gpucheck.checks import logscan, textfacts, textlines
     from tf_gpucheck.explain import explain
     from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.reading import logscan, textfacts, textlines
 
     matrix = load_matrix()
     phases = {}

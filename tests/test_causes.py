@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from tf_gpucheck import similar
-from tf_gpucheck.checks import causedocs, logrules
+from tf_gpucheck.checks import causedocs
 from tf_gpucheck.checks.diagnosis import DEPTH, EXPLAINS, SYMPTOMS
+from tf_gpucheck.reading import logrules
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = causedocs.load()

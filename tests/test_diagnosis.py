@@ -178,8 +178,8 @@ def test_doctor_log_adds_the_program_own_evidence(run_cli: Any, tmp_path: Path) 
 
 
 def test_every_cause_a_log_can_show_has_a_layer_and_a_fix() -> None:
-    from tf_gpucheck.checks.logrules import load
     from tf_gpucheck.checks.remedies import REMEDIES
+    from tf_gpucheck.reading.logrules import load
 
     for symptom, causes in EXPLAINS.items():
         assert symptom not in DEPTH, symptom
@@ -193,7 +193,7 @@ def test_every_cause_a_log_can_show_has_a_layer_and_a_fix() -> None:
 
 def _example(rule: str) -> str:
     """A real line of this rule, from its examples in knowledge/rules/ (each with its origin)."""
-    from tf_gpucheck.checks.logrules import load
+    from tf_gpucheck.reading.logrules import load
 
     return next(r.examples[0].line for r in load() if r.id == rule)
 

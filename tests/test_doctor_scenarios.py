@@ -243,7 +243,7 @@ def test_readme_documents_every_cause() -> None:
     import re
     from pathlib import Path
 
-    from tf_gpucheck.checks import logrules
+    from tf_gpucheck.reading import logrules
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))

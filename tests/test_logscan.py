@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA, scenario
-from tf_gpucheck.checks import logrules, logscan
+from tf_gpucheck.reading import logrules, logscan
 
 LOGS = DATA / "logs"
 REAL = LOGS / "real"

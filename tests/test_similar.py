@@ -129,7 +129,7 @@ def test_long_logs_query_only_recognised_lines() -> None:
     lines = ["Epoch 1/10 - loss: 0.5"] * 6000 + [
         "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED"
     ]
-    from tf_gpucheck.checks import logscan
+    from tf_gpucheck.reading import logscan
 
     query = similar.query_tokens(lines, logscan.classify(lines))
     assert "epoch" not in query

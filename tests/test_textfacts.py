@@ -7,8 +7,8 @@ of this project's machine (tests/data/logs/real and its README.md).
 from __future__ import annotations
 
 from tests.conftest import DATA
-from tf_gpucheck.checks.textfacts import StatedFacts, extract
-from tf_gpucheck.checks.textlines import normalise
+from tf_gpucheck.reading.textfacts import StatedFacts, extract
+from tf_gpucheck.reading.textlines import normalise
 
 REAL = DATA / "logs" / "real"
 
@@ -204,7 +204,7 @@ def test_contradictions_give_no_fact() -> None:
 
 def test_skipping_plain_lines_changes_no_answer() -> None:
     # every real text in the repository: recordings, and the examples of every log rule
-    from tf_gpucheck.checks.logrules import load
+    from tf_gpucheck.reading.logrules import load
 
     texts = [
         path.read_text(encoding="utf-8", errors="replace")

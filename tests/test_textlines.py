@@ -7,8 +7,8 @@ arrived in), or read from a recording of this project's machine (tests/data/logs
 from __future__ import annotations
 
 from tests.conftest import DATA
-from tf_gpucheck.checks import logscan
-from tf_gpucheck.checks.textlines import normalise
+from tf_gpucheck.reading import logscan
+from tf_gpucheck.reading.textlines import normalise
 
 REAL = DATA / "logs" / "real"
 

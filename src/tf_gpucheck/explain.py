@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tf_gpucheck.checks import diagnosis, logscan, registry, remedies, textfacts, textlines
+from tf_gpucheck.checks import diagnosis, registry, remedies
 from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
+from tf_gpucheck.reading import logscan, textfacts, textlines
 from tf_gpucheck.similar import Match
 from tf_gpucheck.snapshot import (
     ENV_VARS,

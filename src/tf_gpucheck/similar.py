@@ -227,7 +227,7 @@ def _basename(match: re.Match[str]) -> str:
 def tokens(lines: Sequence[str]) -> list[str]:
     """The words of cleaned lines (see the module docstring), and ``rule:<id>`` for each line a
     log rule recognises."""
-    from tf_gpucheck.checks import logscan
+    from tf_gpucheck.reading import logscan
 
     out: list[str] = []
     for line in logscan.classify(lines):
@@ -241,7 +241,7 @@ def tokens(lines: Sequence[str]) -> list[str]:
 def query_tokens(lines: Sequence[str], classified: Sequence[Any]) -> list[str]:
     """The query for a text already read: the whole text when it is a paste; for a program's
     long log, only the lines a rule recognises (their templates and words), once each."""
-    from tf_gpucheck.checks import logscan
+    from tf_gpucheck.reading import logscan
 
     if len(lines) <= logscan.PASTE_LINES:
         return tokens(lines)
@@ -252,7 +252,7 @@ def query_tokens(lines: Sequence[str], classified: Sequence[Any]) -> list[str]:
 def for_logs(logs: Sequence[tuple[str, Sequence[str]]]) -> list[Match]:
     """The solved reports closest to a program's own logs (``doctor --log``: (label, normalised
     lines) pairs), read together as one text."""
-    from tf_gpucheck.checks import logscan
+    from tf_gpucheck.reading import logscan
 
     lines = logscan.rejoin([line for _, text in logs for line in text])
     if not lines:
@@ -261,7 +261,7 @@ def for_logs(logs: Sequence[tuple[str, Sequence[str]]]) -> list[Match]:
 
 
 def text_tokens(text: str) -> list[str]:
-    from tf_gpucheck.checks import logscan, textlines
+    from tf_gpucheck.reading import logscan, textlines
 
     return tokens(logscan.rejoin(textlines.normalise(text)))
 

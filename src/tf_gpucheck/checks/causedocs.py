@@ -87,7 +87,7 @@ def doc(code: str) -> CauseDoc:
 
 def messages(code: str, limit: int = 3) -> list[tuple[str, str]]:
     """(rule id, a real example line) of the log rules that point to ``code``."""
-    from tf_gpucheck.checks.logrules import load as rules
+    from tf_gpucheck.reading.logrules import load as rules
 
     found = []
     for rule in rules():

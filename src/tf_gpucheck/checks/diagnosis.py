@@ -22,8 +22,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tf_gpucheck.checks import facts, logscan
+from tf_gpucheck.checks import facts
 from tf_gpucheck.checks.findings import DEPTH_LAST, Cause, Finding, Status
+from tf_gpucheck.reading import logscan
 from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
 
 # --- the layers ----------------------------------------------------------------------------

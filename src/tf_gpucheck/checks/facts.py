@@ -7,7 +7,6 @@ import re
 from packaging.version import InvalidVersion, Version
 
 from tf_gpucheck._numbers import is_whole_number
-from tf_gpucheck.checks import logscan
 from tf_gpucheck.installer.commands import (
     CPU_ONLY_DISTRIBUTIONS,
     PLUGIN_DISTRIBUTIONS,
@@ -15,6 +14,7 @@ from tf_gpucheck.installer.commands import (
 )
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.matrix import driver_floor as matrix_driver_floor
+from tf_gpucheck.reading import logscan
 from tf_gpucheck.snapshot import FrameworkInfo, NvmlGpu, NvmlInfo, PlaceInfo, Snapshot
 
 

@@ -206,6 +206,6 @@ def doctor(
 
 def _read_logs(paths: list[str]) -> list[tuple[str, list[str]]]:
     from tf_gpucheck._textfile import read_text
-    from tf_gpucheck.checks.textlines import normalise
+    from tf_gpucheck.reading.textlines import normalise
 
     return [(f"--log {path}", normalise(read_text(path))) for path in paths]

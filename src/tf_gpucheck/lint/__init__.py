@@ -133,8 +133,8 @@ def _pinned(requirement: Requirement) -> str | None:
 
 
 def lint_dockerfile(path: str, text: str, matrix: Matrix) -> list[LintFinding]:
-    from tf_gpucheck.checks import textfacts
     from tf_gpucheck.explain import _stated_checks
+    from tf_gpucheck.reading import textfacts
 
     stage = dockerfile.parse(text)
     if stage is None:

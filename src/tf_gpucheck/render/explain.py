@@ -9,8 +9,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tf_gpucheck.checks.textfacts import StatedFacts
 from tf_gpucheck.explain import ExplainedLine, Explanation
+from tf_gpucheck.reading.textfacts import StatedFacts
 from tf_gpucheck.render.doctor import (
     REPORT_SCHEMA_VERSION,
     render_similar,

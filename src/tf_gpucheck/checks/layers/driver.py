@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from tf_gpucheck.checks import facts, logscan, remedies
+from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, observation, ok, skip, warn
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.matrix import Matrix, driver_supports
+from tf_gpucheck.reading import logscan
 from tf_gpucheck.snapshot import Snapshot
 
 # --- where it runs -------------------------------------------------------------------------

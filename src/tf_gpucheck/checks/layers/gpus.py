@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from tf_gpucheck.checks import facts, logscan, remedies
+from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.matrix import fit as capability_fit
+from tf_gpucheck.reading import logscan
 from tf_gpucheck.snapshot import Snapshot
 
 # --- the GPUs ------------------------------------------------------------------------------

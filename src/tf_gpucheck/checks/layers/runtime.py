@@ -3,7 +3,7 @@ from other frameworks, multi-worker configuration, and TensorFlow's own log."""
 
 from __future__ import annotations
 
-from tf_gpucheck.checks import facts, logscan, remedies
+from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.layers.install import not_recorded
 from tf_gpucheck.checks.layers.libraries import unmet_pins
@@ -12,6 +12,7 @@ from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.frameworks import cpu_only
+from tf_gpucheck.reading import logscan
 from tf_gpucheck.snapshot import Snapshot
 
 

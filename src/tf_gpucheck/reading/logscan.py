@@ -1,7 +1,7 @@
 """TensorFlow's log, line by line: actionable, harmless noise, good news, or context.
 
 The rules (what each line means, which cause it is evidence for, where its wording comes from)
-live in ``tf_gpucheck/knowledge/rules/`` (read by :mod:`tf_gpucheck.checks.logrules`); this module splits a line into its logging prefix and
+live in ``tf_gpucheck/knowledge/rules/`` (read by :mod:`tf_gpucheck.reading.logrules`); this module splits a line into its logging prefix and
 message, and finds the first rule that matches the message. Four prefixes are understood:
 
 - the classic TensorFlow logger: ``2024-01-01 10:00:00.123456: W tensorflow/...cc:42] msg``;
@@ -22,9 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tf_gpucheck.checks import logrules
-from tf_gpucheck.checks.logrules import Kind, Rule
-from tf_gpucheck.checks.textlines import normalise
+from tf_gpucheck.reading import logrules
+from tf_gpucheck.reading.logrules import Kind, Rule
+from tf_gpucheck.reading.textlines import normalise
 
 __all__ = ["Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 

@@ -9,7 +9,7 @@ issue template's field) outranks what prose says: where printed values exist, th
 decide. Each fact remembers the line it came from and the words that stated it.
 
 The structured output is read here; the patterns for template fields, prose and package
-listings are data (``knowledge/facts.yaml``, read by :mod:`tf_gpucheck.checks.factrules`).
+listings are data (``knowledge/facts.yaml``, read by :mod:`tf_gpucheck.reading.factrules`).
 Prose is read only in a paste (up to ``logscan.PASTE_LINES`` lines): a program's long log has none.
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tf_gpucheck.checks import factrules
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
+from tf_gpucheck.reading import factrules
 
 OS = Literal["Linux", "Windows", "Darwin"]
 
@@ -269,7 +269,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     """The facts these lines state (pass pasted text through ``normalise`` first).
 
     ``skip_plain`` skips lines that no pattern can match (tests turn it off to compare)."""
-    from tf_gpucheck.checks.logscan import PASTE_LINES
+    from tf_gpucheck.reading.logscan import PASTE_LINES
 
     found = _Collector()
     gpus: dict[int, tuple[str, str | None, int]] = {}

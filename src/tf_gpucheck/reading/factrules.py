@@ -4,7 +4,7 @@ Two kinds: issue-template *fields* (``### Tensorflow Version`` with the answer o
 or ``- TensorFlow version: 2.4.0``), whose answer is read by the fact's own value reader; and
 *patterns* that find a fact in a line (prose, or a tool's output such as ``pip list``). Each
 pattern says how strongly its match states the fact: ``printed`` (a tool printed it, or a
-template field holds it) or ``said`` (prose). :mod:`tf_gpucheck.checks.textfacts` applies them.
+template field holds it) or ``said`` (prose). :mod:`tf_gpucheck.reading.textfacts` applies them.
 """
 
 from __future__ import annotations

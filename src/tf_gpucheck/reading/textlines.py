@@ -139,7 +139,7 @@ def _clean(line: str) -> str:
 
 
 def normalise(text: str) -> list[str]:
-    """Pasted text as clean lines for :func:`tf_gpucheck.checks.logscan.classify`."""
+    """Pasted text as clean lines for :func:`tf_gpucheck.reading.logscan.classify`."""
     out: list[str] = []
     last_segment = 0  # displayed length of the last physical line in out[-1]; 0: none
     trailing_space = False  # that line ended in white space (lost by rstrip)
