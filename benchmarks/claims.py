@@ -397,6 +397,8 @@ def statements(report: Json) -> list[Statement]:
         for obs in holder.get("observed") or []:
             if isinstance(obs, dict) and obs.get("kind"):
                 claim = {k: v for k, v in obs.items() if k != "kind"}
+                if obs["kind"] == "installer":
+                    claim["fix"] = holder.get("fix")  # what the installer was asked
                 found.append(
                     Statement(
                         str(obs["kind"]),
@@ -940,11 +942,44 @@ def judge(statement: Statement, oracle: Oracle) -> None:
         truth = "import tensorflow: " + (err.strip().splitlines() or ["ok"])[-1][:200]
     elif kind in ("library", "library_absent"):
         verdict, truth = _judge_library(claim, oracle, absent=kind == "library_absent")
+    elif kind == "installer":
+        verdict, truth = _judge_installer(claim, oracle)
     elif kind == "device_nodes":
         found = sorted(glob.glob(str(claim.get("pattern") or "/dev/nvidia*")))
         verdict = "true" if sorted(claim.get("found") or []) == found else "false"
         truth = f"glob: {found}"
     statement.verdict, statement.truth = verdict, truth
+
+
+def _judge_installer(claim: Json, oracle: Oracle) -> tuple[str, str]:
+    """The installer's own answer to the fix, asked with --dry-run in the user's folder with the
+    user's variables (nothing is installed): it accepts, or refuses with this line."""
+    fix = claim.get("fix")
+    parts = split_fix(str(fix)) if fix else None
+    built = oracle.built
+    if not parts:
+        return "unchecked", "no fix command to ask the installer about"
+    env = dict(built.user_env)
+    for part in parts:
+        classified = _classify(part, env, built.w)
+        if classified is None or classified.kind not in ("pip", "uv"):
+            continue
+        if classified.kind != str(claim.get("tool") or classified.kind):
+            continue
+        dry = _dry(classified)
+        if dry is None:
+            continue
+        code, text = _run(dry, env, built.cwd, timeout=600)
+        accepts = code == 0
+        said = claim.get("accepts")
+        line = str(claim.get("line") or "")
+        shown = f"{classified.kind} --dry-run exits {code}: {_error_line(text)}"
+        if said is not None and bool(said) != accepts:
+            return "false", shown
+        if not accepts and line and line.strip() not in text:
+            return "false", f"the refusal does not read {line!r}; {shown}"
+        return "true", shown
+    return "unchecked", "no install command of that installer in the fix"
 
 
 def _judge_import(claim: Json, oracle: Oracle) -> tuple[str, str]:
@@ -1173,6 +1208,13 @@ def _classify(part: list[str], env: Mapping[str, str], copy: Path) -> Part | Non
         out = not inside(python)
         return Part(
             "pip", [python, "-m", "pip", *args], outside=out, subcommand=args[0] if args else ""
+        )
+    if head == "uv" and part[1:2] != ["pip"]:
+        # any other uv command (uv add, uv sync, a doubled "uv uv"): run as written, in the copy
+        return Part(
+            "uv",
+            [str(recipes.CACHE / "bin" / "uv"), *part[1:]],
+            subcommand=part[1] if len(part) > 1 else "",
         )
     if head == "uv" and part[1:2] == ["pip"]:
         args = part[2:]
@@ -1531,6 +1573,13 @@ class EnvResult:
         data["fix"] = asdict(self.fix)
         return data
 
+    @classmethod
+    def from_json(cls, data: Json) -> EnvResult:
+        fields = dict(data)
+        fields["statements"] = [Statement(**s) for s in data["statements"]]
+        fields["fix"] = FixResult(**data["fix"])
+        return cls(**fields)
+
 
 def check_environment(
     index: int, recipe: Json, builder: recipes.Builder, gpucheck_python: str, *, fixes: bool = True
@@ -1698,6 +1747,21 @@ def print_report(
     )
 
 
+def write_json(
+    path: Path, args: argparse.Namespace, results: Sequence[EnvResult], summary: Json | None = None
+) -> None:
+    data = {
+        "seed": args.seed,
+        "count": len(results),
+        "gpucheck_python": args.gpucheck_python,
+        "summary": summary or summarize(results),
+        "environments": [r.as_json() for r in results],
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True, default=str))
+    tmp.replace(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -1709,6 +1773,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep every environment (kept/NNNN)")
     parser.add_argument("--json", type=Path, help="write every environment and statement here")
     parser.add_argument("--replay", type=Path, help="build the recipe(s) of this JSON file")
+    parser.add_argument(
+        "--report", type=Path, help="print the report of a --json file (of an interrupted run too)"
+    )
     parser.add_argument("--workdir", type=Path, help="where to build (default: a temporary folder)")
     parser.add_argument("--wheelhouse", type=Path, default=recipes.CACHE / "wheels")
     parser.add_argument(
@@ -1717,7 +1784,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the Python whose tf_gpucheck runs doctor (default: this one)",
     )
     parser.add_argument("--no-fixes", action="store_true", help="do not run the first fixes")
+    parser.add_argument(
+        "--max-bases", type=int, default=8, help="environments kept for reuse (1.5-2 GB each)"
+    )
     args = parser.parse_args(argv)
+    if args.report:
+        done = [EnvResult.from_json(e) for e in json.loads(args.report.read_text())["environments"]]
+        print_report(done, summarize(done))
+        return 0
     available = tuple(sorted(recipes.pythons(), key=lambda v: tuple(int(p) for p in v.split("."))))
     pool = recipes.DEFAULT_POOL
     if args.tf_pool == "all":
@@ -1734,7 +1808,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
     root = args.workdir or Path(tempfile.mkdtemp(prefix="gpucheck-claims-"))
     root.mkdir(parents=True, exist_ok=True)
-    builder = recipes.Builder(root, args.wheelhouse)
+    builder = recipes.Builder(root, args.wheelhouse, max_bases=args.max_bases)
     print(
         f"run root {root}; gpucheck from {args.gpucheck_python}; wheelhouse {args.wheelhouse}",
         file=sys.stderr,
@@ -1756,6 +1830,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            if args.json:  # after every environment: an interrupted run keeps what it did
+                write_json(args.json, args, results)
             if args.keep:
                 kept = root / "kept" / f"{index:04d}"
                 kept.parent.mkdir(exist_ok=True)
@@ -1774,20 +1850,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"wall {summary['wall_seconds']} s (wheelhouse downloads {summary['wheelhouse_download_seconds']} s)"
     )
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "seed": args.seed,
-                    "count": len(results),
-                    "gpucheck_python": args.gpucheck_python,
-                    "summary": summary,
-                    "environments": [r.as_json() for r in results],
-                },
-                indent=1,
-                sort_keys=True,
-                default=str,
-            )
-        )
+        write_json(args.json, args, results, summary)
     return 0
 
 

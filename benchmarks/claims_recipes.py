@@ -374,14 +374,14 @@ def draw(seed: int, index: int, grammar: Grammar, only: str | None = None) -> Re
             )
         else:
             recipe["user"]["env"]["PYTHONPATH"] = other_site
-        if _chance(rng, 0.4):  # the environment has packages of its own too
+        if _chance(rng, 0.25):  # the environment has packages of its own too
             own = rng.choice(grammar.tf_builds(python)) if tf is not None else None
             picks = [f"{own[1]}=={own[2]}"] if own else _light_pick(rng, python)
             steps.append(_install("pip", "env/bin/python", picks, []))
     for _ in range(rng.choice((0, 1, 1, 2, 2, 3))):
         step = _history_step(rng, grammar, installer, pkg_python, python, tf, extra)
         if step is not None:
-            steps.append(step)
+            steps.append({**step, "history": True})
     if layout == "moved":
         steps.append({"do": "mv", "from": "env", "to": "env-moved"})
         recipe["target"] = "env-moved/bin/python"
@@ -391,7 +391,7 @@ def draw(seed: int, index: int, grammar: Grammar, only: str | None = None) -> Re
         if _chance(rng, 0.5):
             step = _history_step(rng, grammar, "pip", "env-copy/bin/python", python, tf, [])
             if step is not None:
-                steps.append(step)
+                steps.append({**step, "history": True})
     _draw_config(rng, recipe)
     _draw_user(rng, recipe, python, tf)
     return recipe
@@ -427,7 +427,7 @@ def _history_step(
 ) -> Step | None:
     """One more command of the package history: install, upgrade, downgrade, reinstall,
     uninstall, or a second TensorFlow distribution."""
-    kind = _weighted(rng, {"install": 10, "uninstall": 3, "tf": 0 if grammar.light else 2})
+    kind = _weighted(rng, {"install": 10, "uninstall": 3, "tf": 0 if grammar.light else 1})
     table = LIGHT if grammar.light or tf is None else COMPANIONS
     if kind == "uninstall":
         names = sorted(table) + ([tf[1]] if tf else [])
@@ -678,8 +678,9 @@ class Builder:
     """Builds recipes under ``root``: each environment at ``root/w`` (the same path every time,
     so a base can be reused as a hard-linked copy), bases under ``root/bases``."""
 
-    def __init__(self, root: Path, wheelhouse: Path | None = None) -> None:
+    def __init__(self, root: Path, wheelhouse: Path | None = None, max_bases: int = 8) -> None:
         self.root = root
+        self.max_bases = max_bases
         self.w = root / "w"
         self.bases = root / "bases"
         self.pythons = pythons()
@@ -699,6 +700,7 @@ class Builder:
             base = self.bases / self._key(steps[:cut], recipe)
             if base.is_dir():
                 subprocess.run(["cp", "-al", str(base), str(self.w)], check=True)
+                base.with_suffix(".json").touch()  # recently used: evicted last
                 recorded = json.loads(base.with_suffix(".json").read_text())
                 results = [StepResult(**r, cached=True) for r in recorded]
                 done = cut
@@ -712,7 +714,7 @@ class Builder:
                 results.append(self._run(step, recipe))
             done = cut
             base = self.bases / self._key(steps[:cut], recipe)
-            self.bases.mkdir(parents=True, exist_ok=True)
+            self._evict()
             subprocess.run(["cp", "-al", str(self.w), str(base)], check=True)
             base.with_suffix(".json").write_text(
                 json.dumps(
@@ -760,6 +762,16 @@ class Builder:
             python_minor=recipe["python"],
             wheelhouse=self.wheels.folder,
         )
+
+    def _evict(self) -> None:
+        """At most ``max_bases`` bases on disk (a pip-made TensorFlow base is 1.5-2 GB): the least
+        recently used go first."""
+        self.bases.mkdir(parents=True, exist_ok=True)
+        records = sorted(self.bases.glob("*.json"), key=lambda p: (p.stat().st_mtime, p.name))
+        while len(records) >= max(self.max_bases, 1):
+            oldest = records.pop(0)
+            shutil.rmtree(oldest.with_suffix(""), ignore_errors=True)
+            oldest.unlink(missing_ok=True)
 
     def _key(self, steps: Sequence[Step], recipe: Recipe) -> str:
         text = json.dumps([steps, str(self.w), self.pythons, recipe["python"]], sort_keys=True)
@@ -869,14 +881,21 @@ def _execute(command: list[str], env: Mapping[str, str], cwd: Path) -> StepResul
 
 def _heavy_cuts(steps: Sequence[Step]) -> list[int]:
     """After which steps the environment is worth keeping as a base: every TensorFlow install
-    (a later recipe with the same first steps starts from there)."""
-    return [
-        i + 1
-        for i, step in enumerate(steps)
-        if step["do"] in ("pip", "uv_pip")
-        and step["args"][0] == "install"
-        and any(s.split("==")[0].startswith("tensorflow") for s in requirement_specs(step["args"]))
-    ]
+    that makes the environment (a later recipe with the same first steps starts from there); not
+    those of the package history, whose prefixes rarely recur."""
+    cuts = []
+    for i, step in enumerate(steps):
+        if step.get("history"):
+            break
+        if (
+            step["do"] in ("pip", "uv_pip")
+            and step["args"][0] == "install"
+            and any(
+                s.split("==")[0].startswith("tensorflow") for s in requirement_specs(step["args"])
+            )
+        ):
+            cuts.append(i + 1)
+    return cuts
 
 
 def _explicit_versions(results: Sequence[StepResult], steps: Sequence[Step]) -> dict[str, str]:
