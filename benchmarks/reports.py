@@ -1,13 +1,15 @@
 """How often `gpucheck explain` names the cause a real, solved public report settled on.
 
-    python benchmarks/reports.py [PATH ...] [--verbose]
+    python benchmarks/reports.py [PATH ...] [--verbose] [--title] [--doctor]
 
 Reads the labelled real reports (by default the knowledge base shipped with the package,
 src/tf_gpucheck/knowledge/reports/*.yaml: each entry is a public thread with the text people
 pasted and the cause the thread settled on) and explains each text as `gpucheck explain` would.
 Prints, per cause and overall, how often the first cause is the labelled one; for the
 harmless-noise reports, how often the verdict stayed ok (no false alarm). `--verbose` lists
-every miss with its URL. Each report's own thread is left out of the similar solved reports
+every miss with its URL. `--title` reads each report's title with its text (as `explain --title`
+does). `--doctor` asks doctor instead: a snapshot of only what the text states, with the text as
+the program's log (`doctor --log`), judged by `run_checks`. Each report's own thread is left out of the similar solved reports
 (leave-one-thread-out), so a report never finds itself.
 """
 
@@ -40,18 +42,40 @@ def load_reports(paths: list[Path]) -> list[dict[str, Any]]:
     return reports
 
 
-def first_cause(text: str, matrix: Any, url: str) -> tuple[str | None, str]:
+def first_cause(
+    text: str, matrix: Any, url: str, title: str | None = None
+) -> tuple[str | None, str]:
     # the report's own thread is left out of the similar reports: leave-one-thread-out
-    result = explain(text, matrix, exclude=url)
+    result = explain(text, matrix, exclude=url, title=title)
     first = result.report.first_fix
     return (first.cause if first else None), result.report.verdict.value
+
+
+def doctor_first_cause(
+    text: str, matrix: Any, url: str, title: str | None = None
+) -> tuple[str | None, str]:
+    """doctor, given the facts the text states and the text as its program's log."""
+    from tf_gpucheck.checks import run_checks
+    from tf_gpucheck.explain import stated_snapshot
+    from tf_gpucheck.reading import logscan, textfacts, textlines
+
+    if title:
+        text = f"{title}\n\n{text}"
+    lines = logscan.rejoin(textlines.normalise(text))
+    snapshot = stated_snapshot(textfacts.extract(lines), matrix)
+    report = run_checks(snapshot, matrix, logs=[("--log report.txt", lines)])
+    first = report.first_fix
+    return (first.cause if first else None), report.verdict.value
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, default=[DEFAULT])
     parser.add_argument("--verbose", "-v", action="store_true")
+    parser.add_argument("--title", action="store_true", help="read each title with its text")
+    parser.add_argument("--doctor", action="store_true", help="ask doctor --log instead")
     args = parser.parse_args()
+    judge = doctor_first_cause if args.doctor else first_cause
     matrix = load_matrix()
     reports = load_reports(args.paths)
     if not reports:
@@ -63,7 +87,8 @@ def main() -> int:
     noise_total = noise_alarms = 0
     start = time.perf_counter()
     for report in reports:
-        got, verdict = first_cause(report["text"], matrix, report["url"])
+        title = report.get("title") if args.title else None
+        got, verdict = judge(report["text"], matrix, report["url"], title)
         if report.get("noise"):
             noise_total += 1
             if verdict != "ok":

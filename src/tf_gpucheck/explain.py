@@ -84,11 +84,16 @@ def explain(
     similar: bool = True,
     exclude: str | None = None,
     threshold: float | None = None,
+    title: str | None = None,
 ) -> Explanation:
     """Explain ``text`` (see the module docstring).
 
-    ``similar`` also finds the closest solved public reports; ``exclude`` leaves one report (by
-    URL) out of them and ``threshold`` changes how close they must be (for measuring)."""
+    ``title`` (a report's title) is read as the text's first line: the error or the versions
+    are often only there. ``similar`` also finds the closest solved public reports; ``exclude``
+    leaves one report (by URL) out of them and ``threshold`` changes how close they must be (for
+    measuring)."""
+    if title and title.strip():
+        text = f"{title.strip()}\n\n{text}"
     lines = logscan.rejoin(textlines.normalise(text))
     classified = logscan.classify(lines)
     stated = textfacts.extract(lines)
@@ -382,7 +387,7 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
             cpu_features=(),
             env=env,
         ),
-        target=TargetInfo(python_executable="", chosen_by="unknown"),
+        target=TargetInfo(python_executable="", chosen_by="stated"),
         packages=PackagesInfo(
             tensorflow=tuple(listed),
             keras=stated.package("keras"),

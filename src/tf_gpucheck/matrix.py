@@ -113,6 +113,16 @@ class SourceDetail:
 
 
 @dataclass(frozen=True)
+class Architecture:
+    """The first CUDA toolkit that supports a compute capability."""
+
+    cc: str
+    first_cuda: str
+    name: str
+    source: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class SonameRow:
     """The SONAME of each CUDA library a build against ``cuda`` asks the loader for."""
 
@@ -133,6 +143,11 @@ class Matrix:
     platform: tuple[PlatformFact, ...]
     source_details: dict[str, SourceDetail] | None = None
     sonames: tuple[SonameRow, ...] = ()
+    architectures: tuple[Architecture, ...] = ()
+
+    def architecture(self, capability: str) -> Architecture | None:
+        """The row of compute capability ``capability`` ("8.6")."""
+        return next((a for a in self.architectures if a.cc == capability), None)
 
     def soname(self, cuda_version: str | None, library: str) -> str | None:
         """The SONAME a build with CUDA ``cuda_version`` asks for ``library``; ``None``: not known."""
@@ -295,6 +310,10 @@ def validate(matrix: Matrix) -> list[str]:
         for source in row.source:
             if source not in matrix.sources:
                 problems.append(f"tensorflow {row.version} cites unknown source {source!r}")
+    for arch in matrix.architectures:
+        for source in arch.source:
+            if source not in matrix.sources:
+                problems.append(f"architecture {arch.cc} cites unknown source {source!r}")
     for soname_row in matrix.sonames:
         for source in soname_row.source:
             if source not in matrix.sources:

@@ -24,6 +24,7 @@ CHOSEN_BY_WORDS = {
     "conda_env": "active conda environment",
     "gpucheck": "gpucheck's own environment",
     "unknown": "not recorded",
+    "stated": "the facts a text states",
 }
 """How each way of choosing the target reads in a header."""
 

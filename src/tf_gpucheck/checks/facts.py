@@ -43,6 +43,8 @@ def is_cuda_build(snapshot: Snapshot) -> bool | None:
     names = {d.name for d in snapshot.packages.tensorflow}
     if names and names <= CPU_ONLY_DISTRIBUTIONS | PLUGIN_DISTRIBUTIONS:
         return False
+    if names & {"tensorflow-gpu", "tf-nightly-gpu"}:
+        return True  # the GPU build itself, on every platform it was published for
     return True if build_inferred(snapshot) else None
 
 
@@ -311,3 +313,9 @@ def place_name(place: PlaceInfo | None) -> str | None:
     if place.container:
         return "podman" if place.container == "podman" else "docker"
     return place.notebook
+
+
+def stated_only(snapshot: Snapshot) -> bool:
+    """A snapshot of only what a text states (``explain``, ``doctor --log`` measured on reports):
+    what the text does not say is unknown, never absent."""
+    return snapshot.target.chosen_by == "stated"

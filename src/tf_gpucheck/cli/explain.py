@@ -34,6 +34,14 @@ def explain(
     list_causes: Annotated[
         bool, typer.Option("--list", help="List every cause code with its title.")
     ] = False,
+    title: Annotated[
+        str | None,
+        typer.Option(
+            "--title",
+            metavar="TEXT",
+            help="The report's title, read with the text (the error is often only there).",
+        ),
+    ] = None,
 ) -> int:
     """Explain a log or pasted report (FILE, or - for standard input, the default): every recognised line, the ranked causes, the fix, similar solved reports. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
     if cause is not None or list_causes:
@@ -51,7 +59,7 @@ def explain(
             hint="gpucheck explain train.log  # or: python train.py 2>&1 | gpucheck explain -",
         )
     text = read_text(source)
-    result = explain_text(text, load_matrix(matrix_file))
+    result = explain_text(text, load_matrix(matrix_file), title=title)
     if fmt == "json":
         sys.stdout.write(render.explanation_to_json(result))
     elif fmt == "markdown":

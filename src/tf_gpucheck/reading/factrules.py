@@ -106,7 +106,8 @@ def load() -> FactRules:
         if entry["fact"] not in FACTS or entry["strength"] not in STRENGTH_RANK:
             raise _bad(f"{entry['id']}: unknown fact or strength")
         try:
-            compiled = re.compile(entry["pattern"])
+            # ASCII word boundaries: "CUDA 8.0的" (CJK prose around a version) ends the version
+            compiled = re.compile(entry["pattern"], re.ASCII)
         except re.error as exc:
             raise _bad(f"{entry['id']}: bad pattern: {exc}") from exc
         if entry.get("value") is None and "v" not in compiled.groupindex:
@@ -144,11 +145,11 @@ def field_of(match: re.Match[str], rules: FactRules) -> Field:
 # --- reading a field's answer ------------------------------------------------------------------
 
 _VERSION = r"\d+(?:\.\d+)+"
-_TF = re.compile(r"(?<![\w.])v?(?P<v>[012]\.\d{1,2}(?:\.\d+)?(?:-?rc\d+)?)(?![\w.]|-\d)")
+_TF = re.compile(r"(?<![\w.])v?(?P<v>[012]\.\d{1,2}(?:\.\d+)?(?:-?rc\d+)?)(?![\w.]|-\d)", re.ASCII)
 _GIT_DESCRIBE = re.compile(r"\bv\d+\.\d+\.\d+-(?:rc\d+-)?\d+-g[0-9a-f]+\b|\bunknown\b")
-_PYTHON = re.compile(r"(?<![\w.])(?P<v>3\.\d{1,2}(?:\.\d+)?|2\.7(?:\.\d+)?)(?![\w.])")
-_PLAIN_VERSION = re.compile(rf"(?<![\w.])v?(?P<v>{_VERSION})(?:\.x)?(?![\w.])")
-_DRIVER = re.compile(r"(?<![\w.])(?P<v>\d{3}\.\d{2,3}(?:\.\d{2})?)(?![\w.])")
+_PYTHON = re.compile(r"(?<![\w.])(?P<v>3\.\d{1,2}(?:\.\d+)?|2\.7(?:\.\d+)?)(?![\w.])", re.ASCII)
+_PLAIN_VERSION = re.compile(rf"(?<![\w.])v?(?P<v>{_VERSION})(?:\.x)?(?![\w.])", re.ASCII)
+_DRIVER = re.compile(r"(?<![\w.])(?P<v>\d{3}\.\d{2,3}(?:\.\d{2})?)(?![\w.])", re.ASCII)
 _CUDA_MAJORS = {"8", "9", "10", "11", "12", "13"}
 _CUDNN_MAJORS = {"5", "6", "7", "8", "9"}
 _ANY_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}(?:\.\d+)+)(?![\d])")

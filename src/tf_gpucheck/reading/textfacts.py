@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
-from tf_gpucheck.reading import factrules
+from tf_gpucheck.reading import factrules, gpunames
 
 OS = Literal["Linux", "Windows", "Darwin"]
 
@@ -391,7 +391,8 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         cuda_driver_version=_str(facts.get("cuda_driver_version")),
         cuda_build_version=_str(facts.get("cuda_build_version")),
         cudnn_build_version=_str(facts.get("cudnn_build_version")),
-        gpus=tuple((name, cc) for name, cc, _ in listed),
+        # a name with no stated compute capability gets NVIDIA's (knowledge/gpus.yaml)
+        gpus=tuple((name, cc or gpunames.capability_of(name)) for name, cc, _ in listed),
         os=_os(facts.get("os")),
         is_wsl=True if facts.get("is_wsl") else None,
         cuda_visible_devices=_str(facts.get("cuda_visible_devices")),

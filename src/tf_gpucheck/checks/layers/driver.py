@@ -153,6 +153,8 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"driver {nvml.driver_version} (CUDA {nvml.cuda_driver_version}), "
             f"{len(nvml.gpus)} GPU{'s' if len(nvml.gpus) != 1 else ''}: {names}",
         )
+    if facts.stated_only(snapshot):
+        return skip("nvidia_driver", "the text does not state the driver")
     cpu_note = "TensorFlow will run on the CPU."
     seen = facts.tf_gpus(snapshot)
     others = [f for f in snapshot.frameworks.frameworks if f.gpu_usable]

@@ -6,10 +6,10 @@ from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
-from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.matrix import Architecture, Matrix
 from tf_gpucheck.matrix import fit as capability_fit
 from tf_gpucheck.reading import logscan
-from tf_gpucheck.snapshot import Snapshot
+from tf_gpucheck.snapshot import NvmlGpu, Snapshot
 
 # --- the GPUs ------------------------------------------------------------------------------
 
@@ -50,6 +50,9 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return skip("compute_capability", "no visible GPU, or not a CUDA build")
     found = facts.compute_capabilities(snapshot, matrix)
     if found is None:
+        predates = _gpus_newer_than_build(snapshot, matrix, visible)
+        if predates is not None:
+            return predates
         return skip("compute_capability", "the build's compute capabilities are unknown")
     caps, origin = found
     worst: Finding | None = None
@@ -63,6 +66,7 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     for gpu in unknown:
         lines.append(f"GPU {gpu.index} {gpu.name}: compute capability unknown, not checked")
+    build_cuda = facts.build_cuda(snapshot, matrix)
     for gpu in visible:
         if not gpu.compute_capability:
             continue
@@ -70,7 +74,16 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
         label = f"GPU {gpu.index} {gpu.name} (compute capability {gpu.compute_capability})"
         lines.append(f"{label}: {fit.kind}{' via ' + fit.via if fit.via else ''}")
         finding: Finding | None = None
-        if fit.kind == "ptx":
+        newer = _newer_than_cuda(matrix, gpu.compute_capability, build_cuda)
+        if newer is not None:
+            arch, cuda = newer
+            finding = fail(
+                "compute_capability",
+                "compute_capability_unsupported",
+                _predates(gpu, arch, cuda),
+                fix=_newer_release_fix(snapshot, matrix, gpu.compute_capability),
+            )
+        elif fit.kind == "ptx":
             finding = warn(
                 "compute_capability",
                 "ptx_jit_required",
@@ -104,6 +117,70 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
             details,
         )
     return ok("compute_capability", "every visible GPU has binary kernels in this build", details)
+
+
+def _gpus_newer_than_build(
+    snapshot: Snapshot, matrix: Matrix, visible: list[NvmlGpu]
+) -> Finding | None:
+    """Without the build's kernel list: a GPU whose architecture is newer than the build's CUDA
+    is judged anyway (the kernels cannot include it)."""
+    cuda = facts.build_cuda(snapshot, matrix)
+    for gpu in visible:
+        newer = _newer_than_cuda(matrix, gpu.compute_capability or "", cuda)
+        if newer is not None:
+            arch, built = newer
+            return fail(
+                "compute_capability",
+                "compute_capability_unsupported",
+                _predates(gpu, arch, built),
+                fix=_newer_release_fix(snapshot, matrix, gpu.compute_capability or ""),
+            )
+    return None
+
+
+def _predates(gpu: NvmlGpu, arch: Architecture, cuda: str) -> str:
+    return (
+        f"GPU {gpu.index} {gpu.name} (compute capability {gpu.compute_capability}): CUDA {cuda}, "
+        f"which this TensorFlow was built with, predates {arch.name} (first supported in CUDA "
+        f"{arch.first_cuda}): the build has no code for this GPU and that CUDA's libraries do not "
+        "support it (at best the driver JIT-compiles PTX, slowly, if the build ships any)"
+    )
+
+
+def _newer_than_cuda(
+    matrix: Matrix, capability: str, cuda: str | None
+) -> tuple[Architecture, str] | None:
+    """The architecture row and the build's CUDA, when that CUDA is older than the first one
+    NVIDIA's release notes say supports ``capability``."""
+    arch = matrix.architecture(capability)
+    if arch is None or not cuda:
+        return None
+    try:
+        if _release(cuda) < _release(arch.first_cuda):
+            return arch, cuda
+    except ValueError:
+        return None
+    return None
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".")[:2])
+
+
+def _newer_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str:
+    """The oldest TensorFlow release whose CUDA supports ``capability`` and that ships kernels
+    or PTX for it."""
+    arch = matrix.architecture(capability)
+    for row in sorted(matrix.tensorflow, key=lambda r: r.minor):
+        if not row.cuda or (arch and _release(row.cuda) < _release(arch.first_cuda)):
+            continue
+        caps = row.compute_capabilities
+        if caps and capability_fit(capability, [*caps.sass, *caps.ptx]).kind in ("native", "ptx"):
+            return f"{commands.install_command(row, snapshot)}  # TensorFlow {row.version} (CUDA {row.cuda}) runs compute capability {capability}"
+    return (
+        f"no TensorFlow release in gpucheck's table runs compute capability {capability}: use a "
+        "build made with a newer CUDA (NVIDIA's NGC TensorFlow container, or a source build)"
+    )
 
 
 def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str:

@@ -545,6 +545,8 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
     main = commands.main_distributions(snapshot)
     names = [d.name for d in main]
     listing = ", ".join(f"{d.name} {d.version}" for d in packages.tensorflow)
+    if not main and facts.stated_only(snapshot):
+        return skip("tf_install", "the text does not state which TensorFlow is installed")
     if not main:
         from tf_gpucheck.installer.recommend import recommend
         from tf_gpucheck.target import describe
@@ -603,7 +605,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             matrix.fact("tensorflow_cpu_no_gpu").summary,
             _uninstall_and_install(snapshot, matrix, [name]),
         )
-    if name == "tensorflow-gpu":
+    if name == "tensorflow-gpu" and _merged_into_tensorflow(main[0].version):
         return warn(
             "tf_install",
             "tensorflow_gpu_deprecated",
@@ -612,6 +614,17 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             _uninstall_and_install(snapshot, matrix, ["tensorflow-gpu"]),
         )
     return ok("tf_install", f"{listing}")
+
+
+def _merged_into_tensorflow(version: str) -> bool:
+    """From 2.1 the plain ``tensorflow`` package is the GPU build and ``tensorflow-gpu`` only an
+    alias of it (later an empty package); up to 2.0 ``tensorflow-gpu`` was the GPU build itself
+    (tensorflow.org/install/pip: "For releases 1.15 and older, CPU and GPU packages are
+    separate")."""
+    try:
+        return Version(version).release[:2] >= (2, 1)
+    except InvalidVersion:
+        return True
 
 
 @check("tf_import", "TensorFlow imports and starts")

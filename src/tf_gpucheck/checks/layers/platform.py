@@ -55,6 +55,8 @@ def platform(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "Under WSL2 libcuda.so comes from /usr/lib/wsl/lib, put there by the Windows NVIDIA driver. "
             "Do not install a Linux NVIDIA driver inside WSL; update the driver on the Windows side.",
         )
+    if not system.os and facts.stated_only(snapshot):
+        return skip("platform", "the text does not state the OS")
     if system.os != "Linux":
         return warn(
             "platform",
