@@ -6,6 +6,10 @@ of this project's machine (tests/data/logs/real and its README.md).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from tests.conftest import DATA
 from tf_gpucheck.reading.textfacts import StatedFacts, extract
 from tf_gpucheck.reading.textlines import normalise
@@ -49,7 +53,8 @@ def test_nvidia_smi_without_a_cuda_version_and_with_an_error() -> None:
         ]
     )
     assert (old.driver_version, old.cuda_driver_version) == ("384.66", None)
-    assert old.gpus == (("TITAN Xp", None),)
+    # nvidia-smi names no compute capability: NVIDIA's list does (knowledge/gpus.yaml)
+    assert old.gpus == (("TITAN Xp", "6.1"),)
     # https://github.com/microsoft/WSL/issues/11589: "CUDA Version: ERR!" is no version
     broken = extract(
         [
@@ -216,3 +221,50 @@ def test_skipping_plain_lines_changes_no_answer() -> None:
     for text in texts:
         lines = normalise(text)
         assert extract(lines) == extract(lines, skip_plain=False)
+
+
+def test_gpu_names_get_nvidias_compute_capability() -> None:
+    """Every example of knowledge/gpus.yaml maps to its entry's compute capability (the first
+    entry that matches wins, so an example taken by an earlier entry fails here)."""
+    import yaml
+
+    from tf_gpucheck.reading.gpunames import capability_of
+
+    data = yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "src/tf_gpucheck/knowledge/gpus.yaml").read_text()
+    )
+    for entry in data["gpus"]:
+        for example in entry["examples"]:
+            assert capability_of(example) == entry["cc"], example
+    assert capability_of("a GPU nobody makes") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "fact", "needed", "installed"),
+    [
+        # tensorflow/tensorflow#26254
+        (
+            "TF installation via pip is pointing to 1.13.1, requiring CUDA 10",
+            "cuda_version",
+            "10",
+            None,
+        ),
+        # THUNLP-MT/THUMT#43: "must CUDA be 9.0? my machine has CUDA 8.0"
+        ("CUDA一定要9.0吗？我的机器是CUDA 8.0的，并不能使用GPU训练", "cuda_version", "9.0", "8.0"),
+    ],
+)
+def test_a_version_said_to_be_needed_is_not_the_installed_one(
+    line: str, fact: str, needed: str, installed: str | None
+) -> None:
+    facts = extract([line])
+    assert (fact, needed) in facts.needed
+    assert getattr(facts, fact) == installed
+
+
+def test_versions_inside_cjk_prose_are_read() -> None:
+    # czy36mengfei/tensorflow2_tutorials_chinese#12: "TF version is the 2.0 release"
+    assert extract(["TF版本是2.0正式版，电脑重启试过还是同样的问题。"]).tf_version == "2.0"
+    # THUNLP-MT/THUMT#43: "my machine is CUDA 8.0's"
+    assert extract(["我的机器是CUDA 8.0的"]).cuda_version == "8.0"
+    # "12 GB" after CUDA is memory, not a version
+    assert extract(["CUDA 12 GB of memory"]).cuda_version is None

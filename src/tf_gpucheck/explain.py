@@ -124,6 +124,7 @@ def explain(
     findings = [
         *_managed_runtime_findings(stated, evidence, matrix, known),
         *_python_pip_cannot_serve(stated, evidence, matrix),
+        *_needed_findings(stated),
         *_stated_checks(stated, matrix),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
@@ -499,9 +500,28 @@ def _python_pip_cannot_serve(
     the text states: that Python is why (pip filters releases by Requires-Python first)."""
     python = stated.python_version
     said = remedies.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
-    if python is None or said is None or said[0] not in TENSORFLOW_DISTRIBUTIONS:
+    if said is None or said[0] not in TENSORFLOW_DISTRIBUTIONS:
         return []
-    name, spec, _ = said
+    name, spec, offered = said
+    if offered == [] and python is None:
+        # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
+        # the version asked for. PyPI has TensorFlow wheels for every release only for 64-bit
+        # CPython of the versions each release supports, so the interpreter is the cause.
+        newest = matrix.newest_first()[0]
+        return [
+            Finding(
+                "python",
+                Status.FAIL,
+                f"pip found no {name} release at all for this Python (from versions: none): its "
+                "wheels exist only for 64-bit CPython of the versions each release supports",
+                "(judged on what the text states: pip's own list of the versions it saw)",
+                f"use a 64-bit Python in {newest.python} (TensorFlow {newest.version}), or the "
+                f"Python the release you need supports: gpucheck matrix",
+                "python_unsupported",
+            )
+        ]
+    if python is None:
+        return []
     try:
         wanted = SpecifierSet(spec)
     except InvalidSpecifier:
@@ -525,6 +545,65 @@ def _python_pip_cannot_serve(
             stated=(words,),
         )
     ]
+
+
+_NEEDED = {
+    "cuda_version": ("CUDA", "cuda_libs_missing"),
+    "cudnn_version": ("cuDNN", "cudnn_version_mismatch"),
+    "python_version": ("Python", "python_unsupported"),
+    "driver_version": ("driver", "driver_too_old"),
+}
+
+
+def _release_key(fact: str, version: str, precision: int) -> tuple[int, ...]:
+    """The part of a version that decides compatibility: CUDA's runtime carries major.minor
+    before 11 and the major from 11 on; cuDNN and Python compare as far as both are written."""
+    numbers = tuple(int(n) for n in version.split(".") if n.isdigit())
+    if fact == "cuda_version":
+        return numbers[:1] if numbers and numbers[0] >= 11 else numbers[:precision]
+    return numbers[:precision]
+
+
+def _needed_findings(stated: textfacts.StatedFacts) -> list[Finding]:
+    """A version the text says is needed ("TF 1.14 needs CUDA 10.0") next to the one it says is
+    installed ("I have CUDA 10.1"), that do not match: the installed one is the cause."""
+    found = []
+    for fact, need in stated.needed:
+        have = getattr(stated, fact, None)
+        if not isinstance(have, str) or fact not in _NEEDED:
+            continue
+        precision = min(len(need.split(".")), len(have.split(".")), 2)
+        wanted, installed = _release_key(fact, need, precision), _release_key(fact, have, precision)
+        mismatch = installed < wanted if fact == "driver_version" else installed != wanted
+        if not mismatch:
+            continue
+        name, cause = _NEEDED[fact]
+        words = [w for w in (stated.span_of(f"{fact}_needed"), stated.span_of(fact)) if w]
+        found.append(
+            Finding(
+                "stated",
+                Status.FAIL,
+                f"the text says {name} {need} is needed and {name} {have} is what is there",
+                "judged on what the text states: " + "; ".join(repr(w) for w in words),
+                _needed_fix(fact, name, need, have),
+                cause,
+                stated=tuple(words),
+            )
+        )
+    return found
+
+
+def _needed_fix(fact: str, name: str, need: str, have: str) -> str:
+    if fact == "cuda_version":
+        return (
+            f"install CUDA {need} and its cuDNN beside {have} and put it on the library path, or "
+            f"use the TensorFlow built for CUDA {have}: gpucheck matrix --cuda {have}"
+        )
+    if fact == "cudnn_version":
+        return f"install cuDNN {need} for your CUDA (NVIDIA's cuDNN archive), or the TensorFlow built for cuDNN {have}"
+    if fact == "python_version":
+        return f"use Python {need}, or a TensorFlow release for Python {have}: gpucheck matrix"
+    return f"upgrade the NVIDIA driver to {need} or newer"
 
 
 def _stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding]:

@@ -236,7 +236,10 @@ def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) ->
 
 _PIP_WANTED = re.compile(
     r"(?:satisfies the requirement|distribution found for) (?P<name>[A-Za-z0-9_.\-]+)"
-    r"(?:\[[^\]]*\])?(?P<spec>[^\s(]*)(?:\s*\(from versions: (?P<versions>[^)]*)\))?"
+    r"(?:\[[^\]]*\])?(?P<spec>[^\s(]*)"
+    # pip names where a requirement came from first: "(from -r requirements.txt (line 1))"
+    r"(?:\s*\((?!from versions)[^()]*(?:\([^()]*\)[^()]*)*\))*"
+    r"(?:\s*\(from versions: (?P<versions>[^)]*)\))?"
 )
 
 

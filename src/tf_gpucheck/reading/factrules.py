@@ -70,6 +70,8 @@ class FactRules:
     patterns: tuple[FactPattern, ...]
     key_search: re.Pattern[str]
     """Any key of any pattern (on the lower-cased line): the pre-filter."""
+    needs: re.Pattern[str] | None = None
+    """The words of every language that make a version a need, not an installed one."""
 
 
 def _bad(what: str) -> GpucheckError:
@@ -87,8 +89,13 @@ def _labels(fields: tuple[Field, ...]) -> str:
 @functools.cache
 def load() -> FactRules:
     data: Any = knowledge.read("facts.yaml")
-    if not isinstance(data, dict) or set(data) != {"fields", "patterns"}:
-        raise _bad("expected the keys 'fields' and 'patterns'")
+    if not isinstance(data, dict) or set(data) - {"needs"} != {"fields", "patterns"}:
+        raise _bad("expected the keys 'fields', 'patterns' and 'needs'")
+    try:
+        words = [str(entry["words"]) for entry in data.get("needs") or ()]
+        needs = re.compile("|".join(f"(?:{w})" for w in words), re.IGNORECASE) if words else None
+    except (KeyError, TypeError, re.error) as exc:
+        raise _bad(f"needs: {exc}") from exc
     fields = tuple(
         Field(str(entry["label"]), tuple(str(f) for f in entry["facts"]))
         for entry in data["fields"]
@@ -131,6 +138,7 @@ def load() -> FactRules:
         ),
         patterns=tuple(patterns),
         key_search=re.compile("|".join(re.escape(key) for key in keys)),
+        needs=needs,
     )
 
 

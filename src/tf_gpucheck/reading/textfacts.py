@@ -57,6 +57,9 @@ class StatedFacts:
     """Where it ran, as the text shows: colab, kaggle, kubernetes, slurm, docker, jupyter."""
     arch: str | None = None
     """arm64 where the text names Apple silicon."""
+    needed: tuple[tuple[str, str], ...] = ()
+    """(fact, version) a text says is needed or asked for ("TF 1.14 needs CUDA 10.0":
+    ("cuda_version", "10.0")), as opposed to installed."""
     gpu_requested: str | None = None
     """"true" where the text shows the place was asked for a GPU (docker run --gpus, srun
     --gres=gpu, a nvidia.com/gpu limit): a GPU missing there is not the place's doing."""
@@ -375,6 +378,11 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         value = settle(key, False)
         if value is not None:
             env.append((key.removeprefix("env:"), value))
+    needed = []
+    for fact in sorted(_NEEDABLE):
+        value = settle(f"{fact}_needed", True)
+        if value:
+            needed.append((fact, value))
     listed = [gpus[i] for i in sorted(gpus)]
     for gpu in unindexed:
         if not any(_same_gpu(gpu[0], known) for known, _, _ in listed):
@@ -403,6 +411,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         place=_str(facts.get("place")),
         arch=_str(facts.get("arch")),
         gpu_requested=_str(facts.get("gpu_requested")),
+        needed=tuple(needed),
         evidence=tuple(evidence),
         spans=tuple(spans),
     )
@@ -477,10 +486,32 @@ def _stated(
             elif pattern.fact == "wsl":
                 found.add("is_wsl", "True", index, strength, words)
                 found.add("os_wsl", "Linux", index, strength, words)
+            elif pattern.fact in _NEEDABLE and _needed(rules, line, match):
+                found.add(f"{pattern.fact}_needed", value, index, strength, words)
+                continue  # the installed one may follow in the same line ("... and I have 10.1")
             else:
                 found.add(pattern.fact, value, index, strength, words)
             if pattern.fact not in ("package", "env", "gpu"):
                 break  # one value per line and pattern
+
+
+_NEEDABLE = frozenset(
+    {"tf_version", "python_version", "cuda_version", "cudnn_version", "driver_version"}
+)
+_NEED_WINDOW = 24
+"""How far before a version's name a need word may stand ("TF 1.14 needs CUDA 10.0")."""
+
+
+def _needed(rules: factrules.FactRules, line: str, match: re.Match[str]) -> bool:
+    """The words just before the match, or between its name and its version, say the version
+    is needed or asked for ("requiring CUDA 10", "CUDA一定要9.0"), not installed."""
+    if rules.needs is None:
+        return False
+    before = line[max(0, match.start() - _NEED_WINDOW) : match.start()]
+    between = line[match.start() : match.start("v")] if "v" in match.re.groupindex else ""
+    # only the words of the same clause count
+    before = re.split(r"[.;!?,，。；！？]|\band\b|\bbut\b", before)[-1]
+    return bool(rules.needs.search(before) or rules.needs.search(between))
 
 
 def _str(value: object) -> str | None:

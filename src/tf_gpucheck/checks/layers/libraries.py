@@ -114,14 +114,32 @@ def _major(version: str | None) -> str | None:
     return version.split(".")[0] if version else None
 
 
-def _library_problem(lib: LibraryInfo, want_major: str | None) -> str | None:
+def _library_problem(lib: LibraryInfo, want: str | None) -> str | None:
+    """``want``: the CUDA runtime version the build needs, as precisely as its SONAME names it:
+    the major from CUDA 11 on (libcudart.so.11.0 serves every 11.x), major.minor before
+    (libcudart.so.10.0 and libcudart.so.10.1 are different libraries)."""
     if not lib.locations:
         return f"{lib.name} not found"
     if lib.loadable is False:
         return f"{lib.name} does not load: {lib.load_error}"
-    if want_major and lib.version and _major(lib.version) != want_major:
-        return f"{lib.name} is version {lib.version}, TensorFlow needs {want_major}.x"
+    if want and lib.version and not _same_runtime(lib.version, want):
+        shown = want if "." in want else f"{want}.x"
+        return f"{lib.name} is version {lib.version}, TensorFlow needs {shown}"
     return None
+
+
+def _runtime_key(cuda: str | None) -> str | None:
+    """The part of a CUDA version its runtime's SONAME carries: "12" for 12.5, "10.1" for 10.1."""
+    if not cuda:
+        return None
+    parts = cuda.split(".")
+    if parts[0].isdigit() and int(parts[0]) < 11 and len(parts) > 1:
+        return f"{parts[0]}.{parts[1]}"
+    return parts[0]
+
+
+def _same_runtime(have: str, want: str) -> bool:
+    return _runtime_key(have) == want
 
 
 @functools.lru_cache(maxsize=1024)  # a fleet's nodes share their pins: parse each once
@@ -186,7 +204,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
             if where and where.source == "ld_library_path"
             else f"reinstall or remove {bad.loaded_path}",
         )
-    cuda_major = _major(facts.build_cuda(snapshot, matrix))
+    runtime = _runtime_key(facts.build_cuda(snapshot, matrix))
     problems = []
     lines = []
     observed: list[Observation] = []
@@ -206,7 +224,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
             if resolution is not None:
                 observed.append(library_observation(resolution))
         else:
-            problem = _library_problem(lib, cuda_major if name == "libcudart" else None)
+            problem = _library_problem(lib, runtime if name == "libcudart" else None)
             lines.append(_describe(lib))
         if problem:
             problems.append(problem)
