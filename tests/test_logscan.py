@@ -284,9 +284,16 @@ def test_every_dso_loader_failure_is_no_gpu_and_names_its_library() -> None:
 
 def test_no_device_is_no_gpu_and_lists_the_possibilities() -> None:
     rule = RULES["cuda_no_device"]
-    assert rule.cause == "no_nvidia_gpu"  # the diagnosis refines it when the variable is set
+    # the driver answered and listed no device to this process: the variable is the first
+    # suspect; the diagnosis makes it "no GPU" where the machine's variables show it unset
+    assert rule.cause == "gpu_hidden_by_env"
     for possibility in ("CUDA_VISIBLE_DEVICES", "container", "no NVIDIA GPU"):
         assert possibility in rule.explanation
+    from tf_gpucheck.checks.diagnosis import Known, refine
+
+    assert refine(rule.cause, Known()) == "no_nvidia_gpu"  # doctor: observed unset
+    assert refine(rule.cause, Known(env_observed=False)) == "gpu_hidden_by_env"  # a text
+    assert refine(rule.cause, Known(cuda_visible_devices="-1")) == "gpu_hidden_by_env"
 
 
 def test_busy_or_unavailable_does_not_claim_one_cause() -> None:

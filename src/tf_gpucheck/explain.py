@@ -10,6 +10,7 @@ report gets the same judgement a live machine would.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -104,6 +105,7 @@ def explain(
         is_wsl=bool(stated.is_wsl),
         cuda_visible_devices=stated.cuda_visible_devices,
         place=None if _given_a_gpu(stated) else stated.place,
+        env_observed=False,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or any(
         line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
@@ -125,6 +127,7 @@ def explain(
         *_managed_runtime_findings(stated, evidence, matrix, known),
         *_python_pip_cannot_serve(stated, evidence, matrix),
         *_needed_findings(stated),
+        *_installed_elsewhere(lines, evidence, known, matrix),
         *_stated_checks(stated, matrix),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
@@ -543,6 +546,42 @@ def _python_pip_cannot_serve(
             f"use a Python in {newest.python} (TensorFlow {newest.version}) for {name}{spec}",
             "python_unsupported",
             stated=(words,),
+        )
+    ]
+
+
+_SAYS_INSTALLED = re.compile(
+    r"(?i)(?:\b(?:pip3?|conda|mamba|uv pip|python3? -m pip) install\b[^\n]*\btensorflow"
+    r"|successfully installed [^\n]*\btensorflow-\d"
+    r"|requirement already satisfied: tensorflow\b"
+    r"|\binstall(?:ed|ing)? (?:the )?(?:latest )?tensorflow\b"
+    r"|\btensorflow(?:-gpu)? (?:is |was )?(?:already )?installed\b)"
+)
+
+
+def _installed_elsewhere(
+    lines: Sequence[str],
+    evidence: Sequence[diagnosis.Evidence],
+    known: diagnosis.Known,
+    matrix: Matrix,
+) -> list[Finding]:
+    """"No module named 'tensorflow'" in a text that says TensorFlow was installed (a pip or conda
+    install of it, pip's "Successfully installed" or "Requirement already satisfied"): it went
+    into another interpreter than the one that imports it."""
+    missing = [e for e in evidence if e.cause == "tf_not_installed"]
+    said = next((line for line in lines if _SAYS_INSTALLED.search(line)), None)
+    if not missing or said is None:
+        return []
+    return [
+        Finding(
+            "log",
+            Status.FAIL,
+            "the text says TensorFlow was installed, yet `import tensorflow` finds no module: it "
+            "went into another Python than the one that runs the code",
+            "\n".join([said.strip(), *(e.text for e in missing)]),
+            remedies.fix_for(known, matrix)("interpreter_mismatch", missing),
+            "interpreter_mismatch",
+            stated=(said.strip(),),
         )
     ]
 

@@ -239,6 +239,9 @@ class Known:
     snapshot: Snapshot | None = None
     place: str | None = None
     """Where it ran, where known: colab, kaggle, docker, kubernetes, slurm, jupyter."""
+    env_observed: bool = True
+    """The variables were read from the machine (doctor): an unset CUDA_VISIBLE_DEVICES is
+    observed to be unset. A text (explain) that does not show it says nothing about it."""
 
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot) -> Known:
@@ -274,7 +277,9 @@ def refine(code: str, known: Known, source: str = "") -> str:
 
     CUDA_ERROR_NO_DEVICE means CUDA_VISIBLE_DEVICES only when that variable is set, or when the
     user's own program saw no GPU while gpucheck's probe did (the program or its launcher hides
-    them); otherwise the driver sees no GPU at all. "No driver, no GPU" inside a notebook
+    them); on a machine whose variables were read and show it unset, the driver sees no GPU at
+    all. A text that does not show the variables leaves the variable as the first suspect (the
+    driver answered, yet listed no device to this process). "No driver, no GPU" inside a notebook
     runtime, a container, a pod or a SLURM job means that place was started without a GPU, and
     in WSL2 (and cuInit failing there) that the Windows driver does not reach Linux. "No
     TensorFlow" in a notebook means the kernel is another Python than the one pip installed
@@ -284,7 +289,7 @@ def refine(code: str, known: Known, source: str = "") -> str:
     )
     if code == "no_nvidia_gpu" and hidden:
         return "gpu_hidden_by_env"
-    if code == "gpu_hidden_by_env" and not hidden:
+    if code == "gpu_hidden_by_env" and not hidden and known.env_observed:
         code = "no_nvidia_gpu"
     if code in ("no_nvidia_driver", "no_nvidia_gpu"):
         if known.place in PLACE_CAUSES:
