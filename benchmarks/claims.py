@@ -588,6 +588,18 @@ int main(int argc, char **argv) {
 """
 
 
+_SONAME_BY_CUDA: dict[str, dict[str, str]] = {
+    "libcufft": {"11": "10", "12": "11"},
+    "libcusparse": {"11": "11", "12": "12"},
+    "libcusolver": {"11": "11", "12": "11"},
+    "libcurand": {"11": "10", "12": "10"},
+    "libnccl": {"11": "2", "12": "2"},
+}
+"""The soname versions of the libraries CUDA 11.8 and 12.x ship (the files of the
+nvidia-*-cu11 and -cu12 wheels: libcufft.so.10 and .so.11, libcusolver.so.11, ...), which TensorFlow's
+TF_CUFFT_VERSION etc. name."""
+
+
 def soname_wanted(name: str, build: Mapping[str, str]) -> str | None:
     """The file name TensorFlow's dso_loader asks for (tsl/platform/default/dso_loader.cc:
     ``GetDsoHandle(name, version)`` formats lib<name>.so.<version> from the build's
@@ -602,6 +614,8 @@ def soname_wanted(name: str, build: Mapping[str, str]) -> str | None:
         return f"libcudart.so.{'11.0' if major == '11' else major}"
     if name in ("libcublas", "libcublasLt") and major:
         return f"{name}.so.{major}"
+    if name in _SONAME_BY_CUDA and major in _SONAME_BY_CUDA[name]:
+        return f"{name}.so.{_SONAME_BY_CUDA[name][major]}"
     if name == "libcudnn" and cudnn:
         return f"libcudnn.so.{cudnn.split('.')[0]}"
     if name == "libnvidia-ml":
@@ -1174,6 +1188,17 @@ class Part:
     outside: bool = False
     """acts on an interpreter outside the copy: only its dry run is ever run"""
     subcommand: str = ""
+    python: str | None = None
+    """the interpreter it acts on, where known"""
+
+
+def _shebang(script: str) -> str | None:
+    try:
+        with open(script, "rb") as handle:
+            line = handle.readline(300).decode(errors="replace")
+    except OSError:
+        return None
+    return line[2:].strip().split()[0] if line.startswith("#!") and line[2:].strip() else None
 
 
 def _classify(part: list[str], env: Mapping[str, str], copy: Path) -> Part | None:
@@ -1201,14 +1226,15 @@ def _classify(part: list[str], env: Mapping[str, str], copy: Path) -> Part | Non
     if _PIP.match(base) or (_PYTHON.match(base) and part[1:3] == ["-m", "pip"]):
         exe = resolve(head)
         args = part[1:] if _PIP.match(base) else part[3:]
+        sub = args[0] if args else ""
         if exe is None:
-            return Part("pip", part, outside=True, subcommand=args[0] if args else "")
-        # a copy's bin/pip runs the original's python (its shebang): use the copy's python
-        python = os.path.join(os.path.dirname(exe), "python") if _PIP.match(base) else exe
-        out = not inside(python)
-        return Part(
-            "pip", [python, "-m", "pip", *args], outside=out, subcommand=args[0] if args else ""
-        )
+            return Part("pip", part, outside=True, subcommand=sub)
+        if inside(exe):
+            # a copy's bin/pip runs the original's python (its shebang): use the copy's python
+            python = os.path.join(os.path.dirname(exe), "python") if _PIP.match(base) else exe
+            return Part("pip", [python, "-m", "pip", *args], subcommand=sub, python=python)
+        acts_on = _shebang(exe) if _PIP.match(base) else exe
+        return Part("pip", [exe, *part[1:]], outside=True, subcommand=sub, python=acts_on)
     if head == "uv" and part[1:2] != ["pip"]:
         # any other uv command (uv add, uv sync, a doubled "uv uv"): run as written, in the copy
         return Part(
@@ -1232,6 +1258,7 @@ def _classify(part: list[str], env: Mapping[str, str], copy: Path) -> Part | Non
             [str(recipes.CACHE / "bin" / "uv"), "pip", *args],
             outside=out,
             subcommand=args[0] if args else "",
+            python=chosen,
         )
     return None
 
@@ -1341,13 +1368,18 @@ def check_fix(
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
                     )
-                if part.outside:
+                # the same interpreter: the same folder (every venv's python links to its base
+                # interpreter, so the files themselves would make all venvs one)
+                diagnosed = os.path.realpath(os.path.dirname(built.target))
+                acts_on = os.path.realpath(os.path.dirname(part.python or "/nonexistent/x"))
+                if part.outside and acts_on != diagnosed:
                     return FixResult(
                         "fails",
                         fix,
                         cause,
-                        f"accepted, but acts on {part.argv[0]}, not the diagnosed environment",
+                        f"accepted, but acts on {part.python or part.argv[0]}, not {built.target}",
                     )
+                dry_only = True  # the diagnosed interpreter lies outside $W (the system's)
                 continue
             offline = dict(env)
             if part.kind == "pip":
