@@ -83,6 +83,7 @@ def run_checks(
         findings += check_requirements(
             snapshot, matrix, requirements
         )  # demanded: never softened by --allow-cpu
+    findings += _user_log_findings(logs, findings, matrix)
     known = diagnosis.Known.from_snapshot(snapshot)
     evidence = diagnosis.classify_evidence(
         _log_sources(snapshot, logs), gpu_expected=facts.gpu_expected(snapshot), known=known
@@ -100,7 +101,66 @@ def run_checks(
         causes=result.causes,
         notes=facts.not_checked(snapshot),
         similar=_similar(logs),
+        hint_info=bool(logs),  # asked about a log: name its likely cause even when it is a hint
     )
+
+
+CONTRADICTED_BY = {
+    "cuda_libs_missing": "cuda_libraries",
+    "cudnn_missing": "cudnn",
+    "cudnn_version_mismatch": "cudnn",
+    "no_nvidia_driver": "nvidia_driver",
+    "nvml_driver_mismatch": "nvidia_driver",
+    "driver_too_old": "driver_version",
+    "tf_cpu_only_build": "tf_build",
+    "tf_not_installed": "tf_install",
+    "multiple_tf_distributions": "tf_install",
+    "keras_mismatch": "keras",
+    "numpy_incompatible": "tf_requirements",
+    "protobuf_incompatible": "tf_requirements",
+    "tf_requirement_unmet": "tf_requirements",
+    "module_shadowed": "user_import",
+    "pythonpath_foreign": "user_import",
+    "gpu_hidden_by_env": "gpu_visibility",
+    "compute_capability_unsupported": "compute_capability",
+    "compute_capability_too_old": "compute_capability",
+    "container_no_gpu": "place",
+    "pod_no_gpu": "place",
+    "slurm_no_gpu": "place",
+    "xla_libdevice_missing": "xla",
+    "xla_ptxas_missing": "xla",
+}
+"""The live check that observes what a cause claims: where it passed here, a log that claims the
+cause is contradicted by it (the log came from another setting, or an earlier state)."""
+
+
+def _user_log_findings(
+    logs: Sequence[tuple[str, Sequence[str]]], live: Sequence[Finding], matrix: Matrix
+) -> list[Finding]:
+    """The user's own logs (``doctor --log``) read as ``explain`` reads a text, so doctor names a
+    cause its log shows at least as high as explain does; what the text states about versions is
+    left to the live checks, and a cause a live check contradicts is kept as information that
+    says which check."""
+    from tf_gpucheck.checks import textual
+
+    checks = {f.check: f for f in live}
+    registered = {c.id for c in REGISTRY}
+    found: list[Finding] = []
+    for label, lines in logs:
+        read = textual.read(lines, matrix, source=label)
+        for said in read.findings:
+            if said.check in registered and said.stated:
+                continue  # the text's stated versions: the live checks judge the machine itself
+            judge = checks.get(CONTRADICTED_BY.get(said.cause or "", ""))
+            if judge is not None and judge.status is Status.OK:
+                said = dataclasses.replace(  # noqa: PLW2901 - the same finding, demoted
+                    said,
+                    status=Status.INFO,
+                    summary=f"{label} says: {said.summary}; but check {judge.check} finds "
+                    f"here: {judge.summary}",
+                )
+            found.append(said)
+    return found
 
 
 def _similar(logs: Sequence[tuple[str, Sequence[str]]]) -> tuple[Match, ...]:

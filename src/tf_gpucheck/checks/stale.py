@@ -8,9 +8,9 @@ installer's own check states it). The fix acts on the **stale side**:
   tried first (the resolver proves or refuses it), so an upgrade the user made is never undone
   when a newer A fits; changing B to what A asks for is the fallback. Where A is TensorFlow,
   the releases and what each declares come from compat_matrix.yaml (the wheels' own METADATA),
-  filtered by what this machine runs; and where the user asked for this TensorFlow by name
-  after B was installed (pip's REQUESTED file, the metadata's time), the user's latest choice
-  is TensorFlow, so B is what changes.
+  filtered by what this machine runs.
+- Either way, where A was installed after B (the metadata folders' times), A is the user's
+  latest choice and B is what changes.
 """
 
 from __future__ import annotations
@@ -128,18 +128,15 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
             changes=f"change {unmet.name} to what {unmet.of} asks",
         )
     keep = f'"{unmet.name}=={unmet.have}"'
+    if _declaring_side_chosen_last(unmet):
+        return Remedy(
+            satisfy,
+            changes=f"change {unmet.name}: {unmet.of} {unmet.of_version} was installed after it",
+        )
     if unmet.of in TENSORFLOW_NAMES:
-        if _tensorflow_chosen_last(unmet):
-            return Remedy(
-                satisfy,
-                changes=f"change {unmet.name}: {unmet.of} {unmet.of_version} is what you asked "
-                "for last",
-            )
         row = newer_tensorflow(snapshot, matrix, unmet)
         if row is None:
-            return Remedy(
-                satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here"
-            )
+            return Remedy(satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here")
         return Remedy(
             f'pip install "{tensorflow_requirement(unmet.of, row, snapshot)}" {keep}',
             (satisfy,),
@@ -154,13 +151,10 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
     )
 
 
-def _tensorflow_chosen_last(unmet: UnmetRequirement) -> bool:
-    """The user asked for this TensorFlow by name, after the other side was installed: their
-    latest choice is TensorFlow (pip's REQUESTED file and the metadata folders' times)."""
-    if not unmet.of_requested:
-        return False
-    if unmet.name_requested is False:
-        return True
+def _declaring_side_chosen_last(unmet: UnmetRequirement) -> bool:
+    """The declaring package was installed after the one it declares on (the metadata folders'
+    times): the user's latest choice was it, so the other side is what changes. Unknown times:
+    not known to be, and the declaring side is upgraded first."""
     if unmet.of_installed_at is None or unmet.name_installed_at is None:
         return False
     return unmet.of_installed_at > unmet.name_installed_at

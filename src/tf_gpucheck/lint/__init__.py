@@ -133,7 +133,7 @@ def _pinned(requirement: Requirement) -> str | None:
 
 
 def lint_dockerfile(path: str, text: str, matrix: Matrix) -> list[LintFinding]:
-    from tf_gpucheck.explain import _stated_checks
+    from tf_gpucheck.checks.textual import stated_checks
     from tf_gpucheck.reading import textfacts
 
     stage = dockerfile.parse(text)
@@ -208,7 +208,7 @@ def lint_dockerfile(path: str, text: str, matrix: Matrix) -> list[LintFinding]:
         cudnn_version=cudnn,
         packages=tuple(stated_packages),
     )
-    for finding in _stated_checks(stated, matrix):
+    for finding in stated_checks(stated, matrix):
         if finding.status is Status.INFO and finding.check == "python":
             continue
         summary = (

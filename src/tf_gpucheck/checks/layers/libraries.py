@@ -267,6 +267,8 @@ def cudnn(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if not snapshot.libraries.probed:
         return skip("cudnn", f"not searched: {snapshot.libraries.reason}")
     lib = next((lib for lib in snapshot.libraries.libraries if lib.name == "libcudnn"), None)
+    if lib is None and facts.stated_only(snapshot):
+        return skip("cudnn", "the text does not state the cuDNN")
     built = facts.build_cudnn(snapshot, matrix)
     wanted = wanted_soname("libcudnn", snapshot, matrix)
     if lib is not None and wanted is not None and (lib.resolutions or snapshot.libraries.search):

@@ -1,0 +1,571 @@
+"""The findings a text supports: the lines it holds, the facts it states, judged with the
+doctor's own checks and diagnosis. ``explain`` reads a pasted report with it, and ``doctor --log``
+the user's own program log (where live probes outrank what the text states).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from tf_gpucheck.checks import diagnosis, registry, remedies
+from tf_gpucheck.checks.findings import Finding, Status
+from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
+from tf_gpucheck.reading import logscan, textfacts
+from tf_gpucheck.snapshot import (
+    ENV_VARS,
+    SCHEMA_VERSION,
+    Distribution,
+    FrameworksInfo,
+    LibrariesInfo,
+    LibraryInfo,
+    LibraryLocation,
+    NodeInfo,
+    NvmlGpu,
+    NvmlInfo,
+    PackagesInfo,
+    RequirementInfo,
+    Snapshot,
+    SystemInfo,
+    TargetInfo,
+    TensorflowInfo,
+)
+
+SOURCE = "the text"
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a text supports."""
+
+    classified: tuple[logscan.LogLine, ...]
+    stated: textfacts.StatedFacts
+    known: diagnosis.Known
+    gpu_expected: bool
+    """The text shows a GPU (a GPU named, a driver version, TensorFlow finding a device)."""
+    findings: tuple[Finding, ...]
+
+
+def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
+    """The recognised lines of ``lines`` (normalised and re-joined), the facts they state, and
+    every finding those support."""
+    classified = tuple(logscan.classify(list(lines)))
+    stated = textfacts.extract(list(lines))
+    known = diagnosis.Known(
+        tf_version=stated.tf_version,
+        python_version=stated.python_version,
+        os="Linux" if stated.is_wsl else stated.os,
+        is_wsl=bool(stated.is_wsl),
+        cuda_visible_devices=stated.cuda_visible_devices,
+        place=None if _given_a_gpu(stated) else stated.place,
+        env_observed=False,
+    )
+    gpu_expected = bool(stated.gpus or stated.driver_version) or any(
+        line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
+    )
+    # every line with a cause; `no_gpu` lines count only where the text shows a GPU
+    evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
+    findings = (
+        *_managed_runtime_findings(stated, evidence, matrix, known),
+        *_python_pip_cannot_serve(stated, evidence, matrix),
+        *_needed_findings(stated),
+        *_installed_elsewhere(lines, evidence, known, matrix),
+        *stated_checks(stated, matrix),
+        *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
+        *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
+    )
+    return Read(classified, stated, known, gpu_expected, findings)
+
+
+def kind_words(kind: str, gpu_expected: bool) -> str:
+    if kind == "no_gpu":
+        return "actionable" if gpu_expected else "expected without a GPU"
+    return kind
+
+
+def _log_findings(
+    evidence: Sequence[diagnosis.Evidence],
+    known: diagnosis.Known,
+    matrix: Matrix,
+    *,
+    gpu_expected: bool,
+) -> list[Finding]:
+    """One finding per cause the text shows, with every line that points at it: a failure, or,
+    for lines that are normal on a machine without a GPU when the text shows none, a hint."""
+    by_cause: dict[str, list[diagnosis.Evidence]] = {}
+    for item in evidence:
+        by_cause.setdefault(item.cause, []).append(item)
+    fix = remedies.fix_for(known, matrix)
+    found = []
+    for code, items in by_cause.items():
+        summary = diagnosis.log_summary(code, items).removesuffix(f" ({SOURCE})")
+        actionable = gpu_expected or any(
+            item.line.rule is not None and item.line.rule.kind == "actionable" for item in items
+        )
+        if not actionable:
+            summary = f"if this machine has an NVIDIA GPU: {summary}"
+        found.append(
+            Finding(
+                "log",
+                Status.FAIL if actionable else Status.INFO,
+                summary,
+                "\n".join(item.text for item in items),
+                fix(code, items),
+                code,
+            )
+        )
+    return found
+
+
+_NO_GPU_SEEN = frozenset({"tf_sees_fewer_gpus", "no_nvidia_driver", "no_nvidia_gpu"})
+_PLACE_WORDS = {
+    "colab": "Colab",
+    "kaggle": "Kaggle",
+    "docker": "a container",
+    "kubernetes": "a Kubernetes pod",
+    "slurm": "a SLURM job",
+}
+
+
+def _place_findings(
+    stated: textfacts.StatedFacts,
+    evidence: Sequence[diagnosis.Evidence],
+    matrix: Matrix,
+    known: diagnosis.Known,
+    *,
+    gpu_shown: bool,
+) -> list[Finding]:
+    """Where the text says it runs, and that TensorFlow found no GPU there while nothing shows
+    one: that place was started without a GPU (a notebook runtime without an accelerator, a
+    container without --gpus, a pod without a nvidia.com/gpu limit, a job without --gres)."""
+    cause = diagnosis.PLACE_CAUSES.get(stated.place or "")
+    if cause is None or gpu_shown or _given_a_gpu(stated):
+        return []
+    symptoms = [
+        item for item in evidence if item.line.rule and item.line.rule.cause in _NO_GPU_SEEN
+    ]
+    if not symptoms or any(item.cause == cause for item in evidence):
+        return []
+    words = stated.span_of("place") or stated.place or ""
+    return [
+        Finding(
+            "log",
+            Status.FAIL,
+            f"the text says {words!r}: TensorFlow found no GPU in {_PLACE_WORDS[stated.place or '']}, "
+            "which was started without one",
+            "\n".join(item.text for item in symptoms),
+            remedies.fix_for(known, matrix)(cause, symptoms),
+            cause,
+            stated=(words,),
+        )
+    ]
+
+
+def _given_a_gpu(stated: textfacts.StatedFacts) -> bool:
+    """The text starts its container or job with a GPU (docker run --gpus, srun --gres=gpu, a
+    nvidia.com/gpu limit), so a GPU missing there is not the place's doing, unless a tool's
+    output also shows the GPU working (nvidia-smi): then that command is the check that
+    worked, and the failing run is another."""
+    return bool(stated.gpu_requested) and stated.driver_version is None
+
+
+_CUDNN_FAILS = frozenset({"cudnn_missing", "cudnn_init_failed", "cudnn_version_mismatch"})
+
+
+def _managed_runtime_findings(
+    stated: textfacts.StatedFacts,
+    evidence: Sequence[diagnosis.Evidence],
+    matrix: Matrix,
+    known: diagnosis.Known,
+) -> list[Finding]:
+    """In Colab or Kaggle, whose runtime's TensorFlow, CUDA and cuDNN are set up together, a
+    cuDNN that is missing or does not start means another TensorFlow was installed over the
+    runtime's (a !pip install, a requirements file): the versions no longer match."""
+    service = remedies.MANAGED_RUNTIMES.get(stated.place or "")
+    items = [item for item in evidence if item.cause in _CUDNN_FAILS]
+    if service is None or not items:
+        return []
+    words = stated.span_of("place") or service
+    return [
+        Finding(
+            "log",
+            Status.FAIL,
+            f"the text says {words!r}: {service}'s runtime comes with a TensorFlow that matches "
+            "its CUDA and cuDNN, so cuDNN failing there means another TensorFlow was installed "
+            "over it",
+            "\n".join(item.text for item in items),
+            remedies.fix_for(known, matrix)("cudnn_version_mismatch", items),
+            "cudnn_version_mismatch",
+            stated=(words,),
+        )
+    ]
+
+
+# --- the checks that can judge stated facts --------------------------------------------------
+
+
+def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None) -> Snapshot:
+    """A snapshot holding only what the text states; everything else says "not known"."""
+    tf = stated.tf_version
+    build: dict[str, object] | None = None
+    if stated.cuda_build_version or stated.cudnn_build_version:
+        build = {
+            "cuda_version": stated.cuda_build_version,
+            "cudnn_version": stated.cudnn_build_version,
+            "is_cuda_build": True,
+        }
+    gpus = tuple(
+        NvmlGpu(
+            index=index,
+            name=name,
+            uuid=None,
+            pci_bus_id=None,
+            compute_capability=capability,
+            memory_total_bytes=None,
+            memory_used_bytes=None,
+            processes=(),
+        )
+        for index, (name, capability) in enumerate(stated.gpus)
+    )
+    nvml = (
+        NvmlInfo(
+            available=True,
+            error=None,
+            driver_version=stated.driver_version,
+            cuda_driver_version=stated.cuda_driver_version,
+            gpus=gpus,
+        )
+        if stated.driver_version
+        else NvmlInfo(available=False, error="not stated in the text", gpus=gpus)
+    )
+    os_name = "Linux" if stated.is_wsl else (stated.os or "")
+    listed = [
+        Distribution(name, version)
+        for name, version in stated.packages
+        if name in TENSORFLOW_DISTRIBUTIONS
+    ]
+    if tf and not any(d.version == tf for d in listed):
+        # a report about a GPU names the GPU build: before 2.1 that was tensorflow-gpu
+        old_gpu_build = tf.split(".")[0] in ("0", "1") or tf.startswith("2.0")
+        listed.insert(0, Distribution("tensorflow-gpu" if old_gpu_build else "tensorflow", tf))
+    libraries = tuple(
+        LibraryInfo(
+            name=name,
+            locations=(LibraryLocation(path="(stated in the text)", source="stated"),),
+            version=version,
+        )
+        for name, version in (
+            ("libcudart", stated.cuda_version),
+            ("libcudnn", stated.cudnn_version),
+        )
+        if version
+    )
+    env = {"CUDA_VISIBLE_DEVICES": stated.cuda_visible_devices}
+    env.update({name: value for name, value in stated.env if name in ENV_VARS})
+    return Snapshot(
+        schema_version=SCHEMA_VERSION,
+        created_at="",
+        gpucheck_version="",
+        node=NodeInfo(hostname=None),
+        system=SystemInfo(
+            os=os_name,
+            os_release="",
+            os_pretty_name=None,
+            arch="arm64" if stated.arch == "arm64" else "x86_64",
+            is_wsl=bool(stated.is_wsl),
+            python_version=stated.python_version,
+            python_executable="",
+            cpu_model=None,
+            cpu_count=None,
+            cpu_features=(),
+            env=env,
+        ),
+        target=TargetInfo(python_executable="", chosen_by="stated"),
+        packages=PackagesInfo(
+            tensorflow=tuple(listed),
+            keras=stated.package("keras"),
+            tf_keras=stated.package("tf-keras"),
+            nvidia=tuple(
+                Distribution(name, version)
+                for name, version in stated.packages
+                if name.startswith("nvidia-")
+            ),
+            and_cuda_requirements=(),
+            requirements=_stated_requirements(stated, matrix),
+        ),
+        nvml=nvml,
+        libraries=LibrariesInfo(probed=True, reason=None, libraries=libraries)
+        if libraries
+        else LibrariesInfo(probed=False, reason="not stated in the text"),
+        tensorflow=TensorflowInfo(
+            probed=False, installed=True if tf else None, version=tf, build_info=build
+        ),
+        frameworks=FrameworksInfo(probed=False, reason="not stated in the text"),
+    )
+
+
+def _stated_requirements(
+    stated: textfacts.StatedFacts, matrix: Matrix | None
+) -> tuple[RequirementInfo, ...] | None:
+    """The stated TensorFlow release's declared requirements for the packages the text states."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    row = matrix.release(stated.tf_version) if matrix and stated.tf_version else None
+    if row is None:
+        return None
+    markers = {"python_version": ".".join((stated.python_version or "3.11").split(".")[:2])}
+    found = []
+    for line in row.requires:
+        try:
+            requirement = Requirement(line)
+            applies = requirement.marker is None or requirement.marker.evaluate(
+                {**markers, "extra": ""}
+            )
+        except (InvalidRequirement, ValueError):
+            continue
+        have = stated.package(canonicalize_name(requirement.name))
+        if applies and have is not None:
+            requirement.marker = None
+            found.append(RequirementInfo("tensorflow", str(requirement), have))
+    return tuple(found) if found else None
+
+
+# Which stated facts each check judges (it runs only when they are all stated), and how the
+# finding names them.
+_CHECK_FACTS: dict[str, tuple[str, ...]] = {
+    "platform": ("os", "tf_version"),
+    "python": ("python_version", "tf_version"),
+    "tf_install": ("tf_packages",),
+    "tf_requirements": ("tf_version", "requirements"),
+    "driver_version": ("driver_version", "tf_or_build"),
+    "cuda_libraries": ("cuda_version", "tf_version"),
+    "cudnn": ("cudnn_version", "tf_version"),
+    "compute_capability": ("tf_version", "capability"),
+    "keras": ("keras", "tf_version"),
+}
+
+
+def _has(stated: textfacts.StatedFacts, snapshot: Snapshot, fact: str) -> bool:
+    if fact == "tf_packages":
+        return bool(stated.tf_version) and any(
+            name in TENSORFLOW_DISTRIBUTIONS for name, _ in stated.packages
+        )
+    if fact == "requirements":
+        return bool(snapshot.packages.requirements)
+    if fact == "tf_or_build":
+        return bool(stated.tf_version or stated.cuda_build_version)
+    if fact == "capability":
+        return any(capability for _, capability in stated.gpus)
+    if fact == "keras":
+        return stated.package("keras") is not None
+    return bool(getattr(stated, fact))
+
+
+def _words(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
+    """The words of the text each judged fact came from ("TensorFlow 2.15", "numpy==2.0.1")."""
+    names = {
+        "platform": ("os", "is_wsl", "tf_version"),
+        "python": ("python_version", "tf_version"),
+        "tf_install": tuple(
+            f"package:{n}" for n, _ in stated.packages if n in TENSORFLOW_DISTRIBUTIONS
+        ),
+        "tf_requirements": ("tf_version", *(f"package:{n}" for n, _ in stated.packages)),
+        "driver_version": ("driver_version", "tf_version"),
+        "cuda_libraries": ("cuda_version", "tf_version"),
+        "cudnn": ("cudnn_version", "tf_version"),
+        "compute_capability": ("tf_version",),
+        "keras": ("package:keras", "tf_version"),
+    }[check_id]
+    seen: list[str] = []
+    for name in names:
+        words = stated.span_of(name)
+        if words and words not in seen:
+            seen.append(words)
+    return seen
+
+
+def _python_pip_cannot_serve(
+    stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence], matrix: Matrix
+) -> list[Finding]:
+    """pip found no TensorFlow to install, and no release it was asked for supports the Python
+    the text states: that Python is why (pip filters releases by Requires-Python first)."""
+    python = stated.python_version
+    said = remedies.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
+    if said is None or said[0] not in TENSORFLOW_DISTRIBUTIONS:
+        return []
+    name, spec, offered = said
+    if offered == [] and python is None:
+        # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
+        # the version asked for. PyPI has TensorFlow wheels for every release only for 64-bit
+        # CPython of the versions each release supports, so the interpreter is the cause.
+        newest = matrix.newest_first()[0]
+        return [
+            Finding(
+                "python",
+                Status.FAIL,
+                f"pip found no {name} release at all for this Python (from versions: none): its "
+                "wheels exist only for 64-bit CPython of the versions each release supports",
+                "(judged on what the text states: pip's own list of the versions it saw)",
+                f"use a 64-bit Python in {newest.python} (TensorFlow {newest.version}), or the "
+                f"Python the release you need supports: gpucheck matrix",
+                "python_unsupported",
+            )
+        ]
+    if python is None:
+        return []
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return []
+    rows = [r for r in matrix.newest_first() if wanted.contains(r.version, prereleases=True)]
+    if not rows or any(r.supports_python(python) for r in rows):
+        return []
+    words = stated.span_of("python_version") or f"Python {python}"
+    newest = rows[0]
+    return [
+        Finding(
+            "python",
+            Status.FAIL,
+            f"the text says {words!r}: no TensorFlow release that {name}{spec} allows supports "
+            f"Python {python}, so pip has none to install (TensorFlow {newest.version} needs "
+            f"Python {newest.python})",
+            "pip skips every release whose Requires-Python excludes the interpreter, then says "
+            "it found no version\n(judged on what the text states)",
+            f"use a Python in {newest.python} (TensorFlow {newest.version}) for {name}{spec}",
+            "python_unsupported",
+            stated=(words,),
+        )
+    ]
+
+
+_SAYS_INSTALLED = re.compile(
+    r"(?i)(?:\b(?:pip3?|conda|mamba|uv pip|python3? -m pip) install\b[^\n]*\btensorflow"
+    r"|successfully installed [^\n]*\btensorflow-\d"
+    r"|requirement already satisfied: tensorflow\b"
+    r"|\binstall(?:ed|ing)? (?:the )?(?:latest )?tensorflow\b"
+    r"|\btensorflow(?:-gpu)? (?:is |was )?(?:already )?installed\b)"
+)
+
+
+def _installed_elsewhere(
+    lines: Sequence[str],
+    evidence: Sequence[diagnosis.Evidence],
+    known: diagnosis.Known,
+    matrix: Matrix,
+) -> list[Finding]:
+    """"No module named 'tensorflow'" in a text that says TensorFlow was installed (a pip or conda
+    install of it, pip's "Successfully installed" or "Requirement already satisfied"): it went
+    into another interpreter than the one that imports it."""
+    missing = [e for e in evidence if e.cause == "tf_not_installed"]
+    said = next((line for line in lines if _SAYS_INSTALLED.search(line)), None)
+    if not missing or said is None:
+        return []
+    return [
+        Finding(
+            "log",
+            Status.FAIL,
+            "the text says TensorFlow was installed, yet `import tensorflow` finds no module: it "
+            "went into another Python than the one that runs the code",
+            "\n".join([said.strip(), *(e.text for e in missing)]),
+            remedies.fix_for(known, matrix)("interpreter_mismatch", missing),
+            "interpreter_mismatch",
+            stated=(said.strip(),),
+        )
+    ]
+
+
+_NEEDED = {
+    "cuda_version": ("CUDA", "cuda_libs_missing"),
+    "cudnn_version": ("cuDNN", "cudnn_version_mismatch"),
+    "python_version": ("Python", "python_unsupported"),
+    "driver_version": ("driver", "driver_too_old"),
+}
+
+
+def _release_key(fact: str, version: str, precision: int) -> tuple[int, ...]:
+    """The part of a version that decides compatibility: CUDA's runtime carries major.minor
+    before 11 and the major from 11 on; cuDNN and Python compare as far as both are written."""
+    numbers = tuple(int(n) for n in version.split(".") if n.isdigit())
+    if fact == "cuda_version":
+        return numbers[:1] if numbers and numbers[0] >= 11 else numbers[:precision]
+    return numbers[:precision]
+
+
+def _needed_findings(stated: textfacts.StatedFacts) -> list[Finding]:
+    """A version the text says is needed ("TF 1.14 needs CUDA 10.0") next to the one it says is
+    installed ("I have CUDA 10.1"), that do not match: the installed one is the cause."""
+    found = []
+    for fact, need in stated.needed:
+        have = getattr(stated, fact, None)
+        if not isinstance(have, str) or fact not in _NEEDED:
+            continue
+        precision = min(len(need.split(".")), len(have.split(".")), 2)
+        wanted, installed = _release_key(fact, need, precision), _release_key(fact, have, precision)
+        mismatch = installed < wanted if fact == "driver_version" else installed != wanted
+        if not mismatch:
+            continue
+        name, cause = _NEEDED[fact]
+        words = [w for w in (stated.span_of(f"{fact}_needed"), stated.span_of(fact)) if w]
+        found.append(
+            Finding(
+                "stated",
+                Status.FAIL,
+                f"the text says {name} {need} is needed and {name} {have} is what is there",
+                "judged on what the text states: " + "; ".join(repr(w) for w in words),
+                _needed_fix(fact, name, need, have),
+                cause,
+                stated=tuple(words),
+            )
+        )
+    return found
+
+
+def _needed_fix(fact: str, name: str, need: str, have: str) -> str:
+    if fact == "cuda_version":
+        return (
+            f"install CUDA {need} and its cuDNN beside {have} and put it on the library path, or "
+            f"use the TensorFlow built for CUDA {have}: gpucheck matrix --cuda {have}"
+        )
+    if fact == "cudnn_version":
+        return f"install cuDNN {need} for your CUDA (NVIDIA's cuDNN archive), or the TensorFlow built for cuDNN {have}"
+    if fact == "python_version":
+        return f"use Python {need}, or a TensorFlow release for Python {have}: gpucheck matrix"
+    return f"upgrade the NVIDIA driver to {need} or newer"
+
+
+def stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding]:
+    """The doctor's own checks, run on what the text states, where it states enough."""
+    snapshot = stated_snapshot(stated, matrix)
+    by_id = {c.id: c for c in registry.REGISTRY}
+    found = []
+    for check_id, needs in _CHECK_FACTS.items():
+        if not all(_has(stated, snapshot, fact) for fact in needs):
+            continue
+        try:
+            finding = by_id[check_id].function(snapshot, matrix)
+        except Exception:  # a partial snapshot a check cannot judge: no finding, never a crash
+            continue
+        if finding.status in (Status.FAIL, Status.WARN, Status.INFO):
+            if check_id == "tf_requirements" and finding.status is not Status.FAIL:
+                continue  # a said version that misses a bound within its major is no diagnosis
+            words = _words(stated, check_id)
+            said = f"the text says {', '.join(repr(w) for w in words)}: " if words else ""
+            found.append(
+                dataclasses.replace(
+                    finding,
+                    summary=said + finding.summary,
+                    details=_stated_details(finding, stated),
+                    stated=tuple(words),
+                )
+            )
+    return found
+
+
+def _stated_details(finding: Finding, stated: textfacts.StatedFacts) -> str:
+    return (finding.details + "\n" if finding.details else "") + "(judged on what the text states)"
