@@ -139,5 +139,3 @@ def _similar_findings(
             cause,
         )
     ]
-
-

@@ -319,6 +319,8 @@ class Distribution:
     ``user_site`` (``pip install --user``), ``system_site`` (the base interpreter's, seen through
     ``--system-site-packages``), ``pythonpath`` (a ``PYTHONPATH`` entry), ``other``; ``None``
     when not recorded."""
+    installed_at: float | None = None
+    """When its metadata folder was written (seconds since the epoch; schema 4)."""
 
 
 @dataclass(frozen=True)
@@ -331,6 +333,8 @@ class RequirementInfo:
     """As declared, without its marker (``numpy<2.0.0,>=1.23.5``)."""
     installed: str | None
     """The version installed in the target; ``None``: not installed."""
+    installed_at: float | None = None
+    """When that version's metadata folder was written (schema 4)."""
 
 
 @dataclass(frozen=True)

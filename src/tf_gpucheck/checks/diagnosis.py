@@ -414,8 +414,11 @@ def diagnose(
     for finding in findings:
         if finding.cause is None or finding.status in (Status.OK, Status.SKIP):
             continue
-        if finding.cause in SYMPTOMS or finding.cause in causes:
+        if finding.cause in SYMPTOMS:
             continue
+        first = causes.get(finding.cause)
+        if first is not None and finding.status.severity <= first.status.severity:
+            continue  # the same cause again: the most severe finding of it speaks for it
         if finding.check == "tf_log":  # it summarises the log, whose lines enter on their own
             continue
         lines = tuple(e.text for e in by_code.get(finding.cause, ()))

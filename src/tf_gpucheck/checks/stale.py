@@ -136,7 +136,9 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
     if unmet.of in TENSORFLOW_NAMES:
         row = newer_tensorflow(snapshot, matrix, unmet)
         if row is None:
-            return Remedy(satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here")
+            return Remedy(
+                satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here"
+            )
         return Remedy(
             f'pip install "{tensorflow_requirement(unmet.of, row, snapshot)}" {keep}',
             (satisfy,),

@@ -459,7 +459,7 @@ def _installed_elsewhere(
     known: diagnosis.Known,
     matrix: Matrix,
 ) -> list[Finding]:
-    """"No module named 'tensorflow'" in a text that says TensorFlow was installed (a pip or conda
+    """ "No module named 'tensorflow'" in a text that says TensorFlow was installed (a pip or conda
     install of it, pip's "Successfully installed" or "Requirement already satisfied"): it went
     into another interpreter than the one that imports it."""
     missing = [e for e in evidence if e.cause == "tf_not_installed"]

@@ -56,7 +56,9 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
     and_cuda: tuple[str, ...] = ()
     for dist in facts.distributions:
         if dist.name in TENSORFLOW_DISTRIBUTIONS:
-            tensorflow.append(Distribution(dist.name, dist.version, dist.location))
+            tensorflow.append(
+                Distribution(dist.name, dist.version, dist.location, dist.installed_at)
+            )
             extra = _and_cuda(dist.requires or ())
             if extra and not and_cuda:
                 and_cuda = extra
@@ -96,16 +98,20 @@ def requirements(facts: InterpreterFacts) -> tuple[RequirementInfo, ...]:
     """What TensorFlow and Keras declare (extras left out, markers evaluated for the target),
     each with the version the target has installed (``pip check`` for these two)."""
     installed = {dist.name: dist.version for dist in facts.distributions}
+    times = {dist.name: dist.installed_at for dist in facts.distributions}
     found: list[RequirementInfo] = []
     for dist in facts.distributions:
         if dist.name not in REQUIREMENTS_OF or not dist.requires:
             continue
-        found += _declared(dist, installed, facts.markers)
+        found += _declared(dist, installed, facts.markers, times)
     return tuple(found)
 
 
 def _declared(
-    dist: RawDistribution, installed: dict[str, str], markers: dict[str, str] | None
+    dist: RawDistribution,
+    installed: dict[str, str],
+    markers: dict[str, str] | None,
+    times: dict[str, float | None] | None = None,
 ) -> list[RequirementInfo]:
     found = []
     for line in dist.requires or ():
@@ -125,7 +131,11 @@ def _declared(
                 continue
         name = canonicalize_name(requirement.name)
         requirement.marker = None
-        found.append(RequirementInfo(dist.name, str(requirement), installed.get(name)))
+        found.append(
+            RequirementInfo(
+                dist.name, str(requirement), installed.get(name), (times or {}).get(name)
+            )
+        )
     return found
 
 

@@ -377,9 +377,9 @@ def _family(unmet: UnmetRequirement) -> str:
 
 
 def _hard(unmet: UnmetRequirement) -> bool:
-    """Another major version of NumPy or protobuf stops the import; a bound missed within a
-    major version may only break a feature."""
-    if unmet.name not in ("numpy", "protobuf") or unmet.have is None:
+    """Another major version of NumPy, protobuf or Keras stops the import (or tf.keras); a bound
+    missed within a major version may only break a feature."""
+    if unmet.name not in ("numpy", "protobuf", "keras") or unmet.have is None:
         return unmet.have is None and unmet.of in stale.TENSORFLOW_NAMES
     requirement = _requirement(f"{unmet.name}{_spec_of(unmet.requirement)}")
     return requirement is not None and _other_major(requirement, unmet.have)
@@ -470,14 +470,11 @@ def _numpy_abi(
     so no installer's check sees it): (cause, summary, fix, fallbacks)."""
     if any(u.name == "numpy" for u in unmet):
         return None
-    numpy = next(
-        (
-            r.installed
-            for r in snapshot.packages.requirements or ()
-            if r.requirement.startswith("numpy")
-        ),
+    numpy_row = next(
+        (r for r in snapshot.packages.requirements or () if r.requirement.startswith("numpy")),
         None,
     )
+    numpy = numpy_row.installed if numpy_row else None
     main = commands.main_distributions(snapshot)
     tf_version = facts.tf_version(snapshot)
     if not numpy or not tf_version or not main:
@@ -496,6 +493,8 @@ def _numpy_abi(
         name="numpy",
         requirement="numpy<2",
         have=numpy,
+        of_installed_at=main[0].installed_at,
+        name_installed_at=numpy_row.installed_at if numpy_row else None,
     )
     plan = stale.remedy(as_unmet, snapshot, matrix)
     return (
