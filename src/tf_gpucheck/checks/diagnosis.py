@@ -291,6 +291,9 @@ def refine(code: str, known: Known, source: str = "") -> str:
         return "gpu_hidden_by_env"
     if code == "gpu_hidden_by_env" and not hidden and known.env_observed:
         code = "no_nvidia_gpu"
+    if code in ("container_no_gpu", "no_nvidia_driver", "no_nvidia_gpu") and known.os == "Darwin":
+        # Docker Desktop and every VM on macOS run without an NVIDIA GPU: no flag gives one
+        return "macos_no_cuda"
     if code in ("no_nvidia_driver", "no_nvidia_gpu"):
         if known.place in PLACE_CAUSES:
             return PLACE_CAUSES[known.place]
