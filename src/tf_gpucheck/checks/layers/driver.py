@@ -139,6 +139,8 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if snapshot.system.os == "Darwin":
         return skip("nvidia_driver", "no NVIDIA driver exists for macOS")
     if nvml.available:
+        if not nvml.gpus and facts.stated_only(snapshot):
+            return skip("nvidia_driver", f"driver {nvml.driver_version}; the text lists no GPU")
         if not nvml.gpus:
             return fail(
                 "nvidia_driver",

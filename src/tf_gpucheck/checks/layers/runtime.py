@@ -24,6 +24,8 @@ def xla(snapshot: Snapshot, matrix: Matrix) -> Finding:
         or not snapshot.libraries.probed
     ):
         return skip("xla", "no GPU or not a CUDA build")
+    if facts.stated_only(snapshot):
+        return skip("xla", "the text does not state where ptxas and libdevice are")
     log_says = [
         line
         for line in logscan.classify_cached(snapshot.tensorflow.log)
@@ -87,6 +89,8 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
     legacy = (snapshot.system.env.get("TF_USE_LEGACY_KERAS") or "").lower() in ("1", "true", "yes")
     if tf_minor < (2, 6):
         return skip("keras", f"TensorFlow {version} bundles its own Keras")
+    if keras_version is None and tf_keras is None and facts.stated_only(snapshot):
+        return skip("keras", "the text does not state the Keras installed")
     if tf_minor >= (2, 16):
         if legacy:
             if tf_keras is None or minor_version(tf_keras) != tf_minor:
