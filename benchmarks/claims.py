@@ -1354,6 +1354,10 @@ def check_fix(
                         "fails", fix, cause, f"{part.argv[0]} exits {code}: {_error_line(text)}"
                     )
                 continue
+            if part.outside and part.python is None and part.kind == "pip":
+                return FixResult(
+                    "fails", fix, cause, f"{part.argv[0]}: command not found on the user's PATH"
+                )
             if part.outside or dry_only:
                 dry = _dry(part)
                 if dry is None:
