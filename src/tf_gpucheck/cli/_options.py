@@ -114,6 +114,7 @@ def snapshot_for(
     redact: bool = False,
     cwd: str | None = None,
     on_partial: Callable[[Snapshot, Any], None] | None = None,
+    installer: bool = True,
 ) -> Snapshot:
     """The snapshot a command judges: read from ``--from``, else probed live. ``on_partial``
     gets the snapshot without TensorFlow, and the probes, while TensorFlow still imports."""
@@ -137,7 +138,12 @@ def snapshot_for(
         with progress(True) as say:
             early = (lambda partial: on_partial(partial, probes)) if on_partial else None
             snapshot = collect_snapshot(
-                probes, include_tensorflow=tf, timeout_s=timeout, progress=say, on_partial=early
+                probes,
+                include_tensorflow=tf,
+                timeout_s=timeout,
+                progress=say,
+                on_partial=early,
+                include_installer=installer,
             )
     if redact:
         from tf_gpucheck.redact import redact as mask

@@ -29,7 +29,9 @@ def detect(
     cwd: CwdOption = None,
 ) -> None:
     """Show what is here: system, NVIDIA driver and GPUs, CUDA libraries, TensorFlow's build and devices."""
-    snapshot = snapshot_for(ctx, None, python, timeout, tf=not no_tf, redact=redact, cwd=cwd)
+    snapshot = snapshot_for(
+        ctx, None, python, timeout, tf=not no_tf, redact=redact, cwd=cwd, installer=not no_tf
+    )
     if json_output:
         sys.stdout.write(snapshot.to_json() + "\n")
         return

@@ -51,7 +51,7 @@ def matrix(
     if recommend:
         from tf_gpucheck.installer.recommend import recommend as recommend_for
 
-        snapshot = snapshot_for(ctx, source, python, 60.0, tf=False)
+        snapshot = snapshot_for(ctx, source, python, 60.0, tf=False, installer=False)
         rec = recommend_for(snapshot, table)
         if json_output:
             sys.stdout.write(json.dumps(render.recommendation_to_data(rec), indent=2) + "\n")

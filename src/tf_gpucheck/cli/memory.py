@@ -103,7 +103,7 @@ def configure_memory(
         )
     if emit is not None:
         return _emit(plan, emit, json_output)
-    snapshot = snapshot_for(ctx, source, python, timeout, tf=False)
+    snapshot = snapshot_for(ctx, source, python, timeout, tf=False, installer=False)
     visible, _ = visible_gpus(snapshot)
     code = 0
     reason = no_gpu_reason(snapshot)

@@ -164,6 +164,7 @@ def _collect(
     timeout_s: float,
     say: Progress,
     on_partial: Callable[[Snapshot], None] | None = None,
+    include_installer: bool = True,
 ) -> Snapshot:
     tf_future = pool.submit(probes.tensorflow, timeout_s) if include_tensorflow else None
     if tf_future is not None:
@@ -175,7 +176,7 @@ def _collect(
     frameworks_future = (
         pool.submit(probes.frameworks, facts, timeout_s) if include_tensorflow else None
     )
-    installer_future = pool.submit(probes.installer, facts)
+    installer_future = pool.submit(probes.installer, facts) if include_installer else None
     system = probes.system(facts)
     packages = classify(facts)
     node = probes.node()
@@ -185,8 +186,9 @@ def _collect(
     say("NVIDIA driver: queried")
     libraries = libraries_future.result()
     say("CUDA libraries: searched")
-    installer = installer_future.result()
-    say("installer: asked")
+    installer = installer_future.result() if installer_future is not None else None
+    if installer_future is not None:
+        say("installer: asked")
     installed = None if packages.error else bool(packages.tensorflow)
 
     def snapshot(tensorflow: TensorflowInfo, frameworks: FrameworksInfo) -> Snapshot:
@@ -227,15 +229,19 @@ def collect_snapshot(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     progress: Progress | None = None,
     on_partial: Callable[[Snapshot], None] | None = None,
+    include_installer: bool = True,
 ) -> Snapshot:
     """Run every probe (TensorFlow in parallel with the rest) and assemble the snapshot.
     ``on_partial`` gets the snapshot without TensorFlow as soon as the rest is known (doctor
-    starts proving its fixes then, while TensorFlow still imports)."""
+    starts proving its fixes then, while TensorFlow still imports). ``include_installer``: ask
+    the target's installer (its policy and its check: doctor and fix do; a quick look does not)."""
     say = progress or (lambda _message: None)
     allow_children()
     with ThreadPoolExecutor(max_workers=5, thread_name_prefix="gpucheck-probe") as pool:
         try:
-            return _collect(probes, pool, include_tensorflow, timeout_s, say, on_partial)
+            return _collect(
+                probes, pool, include_tensorflow, timeout_s, say, on_partial, include_installer
+            )
         except BaseException:
             # Ctrl-C lands in this thread; the children of the other probes must die too, or the
             # pool would wait for them.

@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass
+from typing import BinaryIO
 
-_DT_NEEDED, _DT_STRTAB, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 1, 5, 14, 15, 29
+_DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 1, 5, 10, 14, 15, 29
 _PT_LOAD, _PT_DYNAMIC = 1, 2
 
 
@@ -23,43 +24,46 @@ class Dynamic:
 
 def read_dynamic(path: str) -> Dynamic | None:
     """The dynamic section of the ELF file at ``path``; ``None`` when it is not one (or not
-    readable)."""
+    readable). Reads only the headers, the dynamic section and its string table (TensorFlow's
+    libraries are hundreds of megabytes)."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    try:
-        return _parse(data)
-    except (struct.error, IndexError, ValueError):
+            return _parse(handle)
+    except (OSError, struct.error, IndexError, ValueError):
         return None
 
 
-def _parse(data: bytes) -> Dynamic | None:
-    if data[:4] != b"\x7fELF":
+def _read_at(handle: BinaryIO, offset: int, size: int) -> bytes:
+    handle.seek(offset)
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("short read")
+    return data
+
+
+def _parse(handle: BinaryIO) -> Dynamic | None:
+    ident = handle.read(64)
+    if ident[:4] != b"\x7fELF":
         return None
-    wide = data[4] == 2
-    order = "<" if data[5] == 1 else ">"
+    wide = ident[4] == 2
+    order = "<" if ident[5] == 1 else ">"
     if wide:
-        phoff, phentsize, phnum = (
-            struct.unpack_from(order + "Q", data, 0x20)[0],
-            *struct.unpack_from(order + "HH", data, 0x36),
-        )
+        phoff = struct.unpack_from(order + "Q", ident, 0x20)[0]
+        phentsize, phnum = struct.unpack_from(order + "HH", ident, 0x36)
     else:
-        phoff, phentsize, phnum = (
-            struct.unpack_from(order + "I", data, 0x1C)[0],
-            *struct.unpack_from(order + "HH", data, 0x2A),
-        )
+        phoff = struct.unpack_from(order + "I", ident, 0x1C)[0]
+        phentsize, phnum = struct.unpack_from(order + "HH", ident, 0x2A)
+    headers = _read_at(handle, phoff, phentsize * phnum)
     loads: list[tuple[int, int, int]] = []  # (vaddr, offset, filesz)
     dynamic: tuple[int, int] | None = None
     for index in range(phnum):
-        at = phoff + index * phentsize
+        at = index * phentsize
         if wide:
             kind, _flags, offset, vaddr, _paddr, filesz = struct.unpack_from(
-                order + "IIQQQQ", data, at
+                order + "IIQQQQ", headers, at
             )
         else:
-            kind, offset, vaddr, _paddr, filesz = struct.unpack_from(order + "IIIII", data, at)
+            kind, offset, vaddr, _paddr, filesz = struct.unpack_from(order + "IIIII", headers, at)
         if kind == _PT_LOAD:
             loads.append((vaddr, offset, filesz))
         elif kind == _PT_DYNAMIC:
@@ -67,21 +71,23 @@ def _parse(data: bytes) -> Dynamic | None:
     if dynamic is None:
         return None
     entry = struct.Struct(order + ("qQ" if wide else "iI"))
+    section = _read_at(handle, dynamic[0], dynamic[1])
     tags: list[tuple[int, int]] = []
-    start, size = dynamic
-    for at in range(start, start + size, entry.size):
-        tag, value = entry.unpack_from(data, at)
+    for at in range(0, len(section) - entry.size + 1, entry.size):
+        tag, value = entry.unpack_from(section, at)
         if tag == 0:
             break
         tags.append((tag, value))
     strtab = next((v for t, v in tags if t == _DT_STRTAB), None)
-    if strtab is None:
+    strsz = next((v for t, v in tags if t == _DT_STRSZ), None)
+    if strtab is None or strsz is None:
         return None
     base = next((off + strtab - va for va, off, sz in loads if va <= strtab < va + sz), strtab)
+    strings = _read_at(handle, base, strsz)
 
     def text(offset: int) -> str:
-        end = data.index(b"\0", base + offset)
-        return data[base + offset : end].decode("utf-8", "replace")
+        end = strings.index(b"\0", offset)
+        return strings[offset:end].decode("utf-8", "replace")
 
     def paths(tag: int) -> tuple[str, ...]:
         out: list[str] = []

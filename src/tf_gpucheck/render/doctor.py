@@ -61,6 +61,10 @@ def render_report(
             if finding.fix and finding.status not in (Status.OK, Status.SKIP):
                 parts.append(table)
                 parts.append(Command(finding.fix, "fix: ", indent=width + 8))
+                if finding.proof is not None:
+                    parts.append(
+                        Text(" " * (width + 13) + proof_words(finding.proof), style="muted")
+                    )
                 table = grid()
     if table.row_count:
         parts.append(table)
