@@ -268,3 +268,71 @@ def test_versions_inside_cjk_prose_are_read() -> None:
     assert extract(["我的机器是CUDA 8.0的"]).cuda_version == "8.0"
     # "12 GB" after CUDA is memory, not a version
     assert extract(["CUDA 12 GB of memory"]).cuda_version is None
+
+
+# Real lines of non-English reports (each from the thread named), and what they state: the
+# versions are read inside the prose of their script, and a needed version apart from an
+# installed one.
+LINES_IN_OTHER_LANGUAGES = [
+    # https://github.com/lltcggie/waifu2x-caffe/issues/65: "update to the newest driver for CUDA 8.0"
+    ("CUDA 8.0に対応した最新のドライバーに更新してください", {}, {"cuda_version": "8.0"}),
+    # https://github.com/SIAnalytics/simplified_rbox_cnn/issues/5
+    (
+        "Tensorflow1.6을 사용하라고 제시되어있는데, 제가 사용하는 GPU가 CUDA9.0이랑 호환이 되지 않기에",
+        {"tf_version": "1.6", "cuda_version": "9.0"},
+        {},
+    ),
+    # https://kaen2891.tistory.com (Korean notes on installing CUDA)
+    (
+        "최근 tensorflow 2.0이 release 된 이후로, cuda 설치가 매우 간단해졌다.",
+        {"tf_version": "2.0"},
+        {},
+    ),
+    # https://github.com/ria-com/nomeroff-net/issues/91
+    (
+        "Здравствуйте. Пытаюсь запустить Ваш код на tensorflow 2.2.0, вылетает ошибка:",
+        {"tf_version": "2.2.0"},
+        {},
+    ),
+    # https://github.com/ria-com/nomeroff-net/issues/95
+    (
+        "Пытаюсь прикрутить вашу работу на Jetson Nano,  все установилось, tensorflow 1.15.3 "
+        "взял из ресурсов Nvidia.",
+        {"tf_version": "1.15.3"},
+        {},
+    ),
+    # https://github.com/soeaver/py-RFCN-priv/issues/18
+    (
+        "Hi, 非常感谢你们的工作。我使用k40, cuda8.0, cudnn6.0编译不通过，请问你们用的是什么版本的cuda和cudnn？",
+        {"cuda_version": "8.0", "cudnn_version": "6.0"},
+        {},
+    ),
+    # https://github.com/CalayZhou/MBNet/issues/40
+    (
+        "您好，我的环境配置是GTX1080Ti-cuda10.0.130-cudnn7.6.5-tensorflow1.14.0-keras2.1.6，请问是哪个版本不对呢？",
+        {"tf_version": "1.14.0", "cuda_version": "10.0.130", "cudnn_version": "7.6.5"},
+        {},
+    ),
+    # https://github.com/zouguojian/RCL-Learning/issues/3
+    (
+        "我的环境是：CUDA 10.0+tensorflow-gpu1.13+py3.6 3060的显卡",
+        {"tf_version": "1.13", "cuda_version": "10.0", "python_version": "3.6"},
+        {},
+    ),
+    # https://github.com/opendatalab/PDF-Extract-Kit/issues/76: "recommended: cuda 11.8 + cudnn 8.7.0"
+    ("推荐cuda11.8+cudnn8.7.0", {}, {"cuda_version": "11.8", "cudnn_version": "8.7.0"}),
+    # https://github.com/fenghuayumo/DIVSHOT/issues/12
+    ("gpu driver版本：546.30", {"driver_version": "546.30"}, {}),
+    # http://www.mynw.cn/news/389122.html: "CUDA Toolkit: must be 11.2"
+    ("- CUDA Toolkit:必须是11.2", {}, {"cuda_version": "11.2"}),
+]
+
+
+@pytest.mark.parametrize(("line", "installed", "needed"), LINES_IN_OTHER_LANGUAGES)
+def test_versions_in_the_prose_of_other_languages(
+    line: str, installed: dict[str, str], needed: dict[str, str]
+) -> None:
+    facts = extract([line])
+    for fact in ("tf_version", "cuda_version", "cudnn_version", "python_version", "driver_version"):
+        assert getattr(facts, fact) == installed.get(fact), (fact, line)
+    assert dict(facts.needed) == needed

@@ -467,6 +467,7 @@ def _stated(
     for pattern in rules.patterns:
         if not any(key in low for key in pattern.keys):
             continue
+        installed_seen = False
         for match in pattern.pattern.finditer(line):
             value = pattern.value if pattern.value is not None else match["v"]
             strength = factrules.STRENGTH_RANK[pattern.strength]
@@ -489,8 +490,11 @@ def _stated(
             elif pattern.fact in _NEEDABLE and _needed(rules, line, match):
                 found.add(f"{pattern.fact}_needed", value, index, strength, words)
                 continue  # the installed one may follow in the same line ("... and I have 10.1")
-            else:
+            elif not installed_seen:
                 found.add(pattern.fact, value, index, strength, words)
+                installed_seen = True
+            if pattern.fact in _NEEDABLE:
+                continue  # one installed value per line; a needed one may still follow
             if pattern.fact not in ("package", "env", "gpu"):
                 break  # one value per line and pattern
 
@@ -503,15 +507,30 @@ _NEED_WINDOW = 24
 
 
 def _needed(rules: factrules.FactRules, line: str, match: re.Match[str]) -> bool:
-    """The words just before the match, or between its name and its version, say the version
-    is needed or asked for ("requiring CUDA 10", "CUDA一定要9.0"), not installed."""
+    """The words of the same clause just before the match, between its name and its version,
+    or right after it (Japanese and Korean put the verb last: "CUDA 8.0に対応した") say the
+    version is needed or asked for ("requiring CUDA 10", "CUDA一定要9.0"), not installed."""
     if rules.needs is None:
         return False
     before = line[max(0, match.start() - _NEED_WINDOW) : match.start()]
     between = line[match.start() : match.start("v")] if "v" in match.re.groupindex else ""
-    # only the words of the same clause count
-    before = re.split(r"[.;!?,，。；！？]|\band\b|\bbut\b", before)[-1]
-    return bool(rules.needs.search(before) or rules.needs.search(between))
+    after = line[match.end() : match.end() + _NEED_AFTER]
+    before = _CLAUSE.split(before)[-1]
+    # only a verb-final language's words attach right after the version ("8.0に対応した");
+    # in English the words after a version are the sentence's next part ("1.14 needs CUDA")
+    if _PASSIVE_NEED.match(line, match.end()):
+        return True  # "CUDA 11.8 is required"
+    after = _CLAUSE.split(after)[0] if _CJK.match(after) else ""
+    return any(rules.needs.search(part) for part in (before, between, after))
+
+
+_PASSIVE_NEED = re.compile(r"\s*(?:is |are |was )?(?:required|needed|necessary)\b", re.IGNORECASE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NEED_AFTER = 8
+"""How far after a version a need word may stand (the verb last: "8.0に対応した")."""
+_CLAUSE = re.compile(r"(?<!\d)\.(?!\d)|[;!?,，。；！？]|\band\b|\bbut\b|\bhave\b|\bhas\b|\bby\b")
+"""Where a clause ends: a full stop (not a decimal point), other punctuation, a conjunction, or
+"have" (what follows is what is there)."""
 
 
 def _str(value: object) -> str | None:
