@@ -463,8 +463,10 @@ def _installed_elsewhere(
     install of it, pip's "Successfully installed" or "Requirement already satisfied"): it went
     into another interpreter than the one that imports it."""
     missing = [e for e in evidence if e.cause == "tf_not_installed"]
-    said = next((line for line in lines if _SAYS_INSTALLED.search(line)), None)
-    if not missing or said is None:
+    if not missing:
+        return []
+    said = next((line for line in lines if "nstall" in line and _SAYS_INSTALLED.search(line)), None)
+    if said is None:
         return []
     return [
         Finding(

@@ -124,6 +124,8 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
     if _FRESH in command:
         return command
     target = snapshot.target
+    if target.error and not snapshot.system.python_version:
+        return command  # it did not answer as a Python: no command may name it
     windows = snapshot.system.os == "Windows"
     python = shell_quote(target.python_executable, windows=windows)
     installer = snapshot.installer

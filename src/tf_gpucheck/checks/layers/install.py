@@ -631,6 +631,8 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
     tf = snapshot.tensorflow
     if not tf.probed:
         return skip("tf_import", "TensorFlow was not imported (--no-tf)")
+    if snapshot.target.error and not snapshot.system.python_version:
+        return skip("tf_import", not_recorded(snapshot))
     if tf.installed is False:
         return skip("tf_import", "TensorFlow is not installed")
     log_tail = "\n".join(tf.log[-8:])

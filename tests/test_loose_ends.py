@@ -1,0 +1,91 @@
+"""Loose ends found by trying the release as a new user would (each failed before its change)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_target import make_venv, site_packages
+from tests.test_user_import import METADATA, install_fake
+
+
+def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", **env},
+    )
+
+
+def test_no_fix_names_an_interpreter_that_did_not_answer_as_a_python(tmp_path: Path) -> None:
+    true = shutil.which("true")
+    assert true is not None
+    result = _gpucheck("doctor", "--python", true, "--json", "--proof-budget", "0", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["first_fix"]["cause"] == "python_unusable"
+    for finding in data["findings"]:
+        assert f"{true} -m pip" not in (finding["fix"] or ""), finding
+    checks = {f["check"]: f for f in data["findings"]}
+    for check in ("user_import", "tf_requirements", "keras_backend", "tf_import"):
+        if checks[check]["status"] == "skip" and check != "tf_requirements":
+            assert "could not be queried" in checks[check]["summary"], checks[check]
+    assert checks["tf_import"]["status"] == "skip"
+
+
+def test_the_cause_line_stays_whole_at_80_columns(tmp_path: Path) -> None:
+    """`gpucheck doctor | cat`: no terminal, 80 columns; the line holding a command to copy
+    (`gpucheck explain --cause CODE`) is never broken."""
+    venv = make_venv(tmp_path / "a-venv-with-a-rather-long-name-for-the-test")
+    result = _gpucheck(
+        "doctor", "--no-tf", "--python", str(venv), "--proof-budget", "0", COLUMNS="80"
+    )
+    cause = [line for line in result.stdout.splitlines() if line.startswith("cause: ")]
+    assert len(cause) == 1, result.stdout
+    code = cause[0].split()[1]
+    assert cause[0].endswith(f"gpucheck explain --cause {code})"), cause[0]
+    assert len(cause[0]) > 60  # it is long: kept whole, not wrapped
+
+
+def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> None:
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is not installed (the test extra installs it)")
+    venv = tmp_path / "uvenv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    result = _gpucheck(
+        "doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0", cwd=tmp_path
+    )
+    fix = json.loads(result.stdout)["first_fix"]["fix"]
+    assert fix.startswith(f"uv pip install --python {python} "), fix
+    assert fix.count("uv pip") == 1 and fix.count("--python") == 1, fix
+
+
+def test_tensorflow_cpu_requirements_are_read_not_counted_as_met(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    """tensorflow-cpu declares what tensorflow declares: its requirements are read (this venv
+    has no pip, so from the metadata), and none is called met without being read."""
+    python = make_venv(tmp_path / "venv")
+    metadata = (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+    metadata = metadata.replace("Name: tensorflow\n", "Name: tensorflow-cpu\n", 1)
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0", metadata)
+    result = run_cli(
+        ["doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0"]
+    )
+    checks = {f["check"]: f for f in result.json()["findings"]}
+    requirements = checks["tf_requirements"]
+    assert "all 0" not in requirements["summary"], requirements
+    # its declared numpy, protobuf, keras ... are not installed here: not met
+    assert requirements["status"] in ("warn", "fail"), requirements
