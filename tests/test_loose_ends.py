@@ -69,7 +69,8 @@ def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> Non
     )
     fix = json.loads(result.stdout)["first_fix"]["fix"]
     assert fix.startswith(f"uv pip install --python {python} "), fix
-    assert fix.count("uv pip") == 1 and fix.count("--python") == 1, fix
+    assert fix.count("uv pip") == 1, fix
+    assert fix.count("--python") == 1, fix
 
 
 def test_tensorflow_cpu_requirements_are_read_not_counted_as_met(
