@@ -6,14 +6,24 @@ import dataclasses
 from collections.abc import Mapping
 
 from tf_gpucheck.checks.findings import Cause, Finding, Report, Status
+from tf_gpucheck.installer import commands
 from tf_gpucheck.installer.proof import Proof
 from tf_gpucheck.installer.prover import Prover
+from tf_gpucheck.snapshot import Snapshot
 
 
-def prove_report(report: Report, prover: Prover, deadline: float, *, every: bool) -> Report:
+def prove_report(
+    report: Report,
+    prover: Prover,
+    deadline: float,
+    *,
+    every: bool,
+    snapshot: Snapshot | None = None,
+) -> Report:
     """``report`` with its install fixes proven: the first fix always, every other with
     ``every`` (``--verbose``, JSON, Markdown). A refused fix is replaced by the next one the
-    installer accepts, and the refusal goes into the cause's details."""
+    installer accepts, and the refusal goes into the cause's details; when it accepts none, a
+    fresh environment of the same Python (``snapshot``) is the fix, the refusal said on it."""
     wanted = [
         c
         for c in report.causes
@@ -23,19 +33,22 @@ def prove_report(report: Report, prover: Prover, deadline: float, *, every: bool
         wanted = wanted[:1]
     for cause in wanted:  # start them all before waiting for any
         prover.submit(cause.fix or "")
-        for fallback in cause.fallbacks:
-            prover.submit(fallback)
     proven: dict[str, Cause] = {}
     for cause in wanted:
-        proven[cause.code] = _settle(cause, prover, deadline)
+        proven[cause.code] = _settle(cause, prover, deadline, snapshot)
     causes = tuple(proven.get(c.code, c) for c in report.causes)
     findings = tuple(_match(f, proven) for f in report.findings)
     return dataclasses.replace(report, causes=causes, findings=findings)
 
 
-def _settle(cause: Cause, prover: Prover, deadline: float) -> Cause:
+def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | None) -> Cause:
     refusals: list[str] = []
-    for fix in (cause.fix or "", *cause.fallbacks):
+    candidates = [cause.fix or "", *cause.fallbacks]
+    if " install --user " in (cause.fix or ""):
+        # pip may refuse the user site (another copy in the environment would take precedence):
+        # the environment itself is the next place it may accept
+        candidates.append((cause.fix or "").replace(" install --user ", " install "))
+    for fix in candidates:
         proof = prover.answer(fix, deadline)
         if proof is None:
             return cause
@@ -46,11 +59,17 @@ def _settle(cause: Cause, prover: Prover, deadline: float) -> Cause:
             return dataclasses.replace(cause, fix=fix, proof=proof, details=details)
         refusals.append(f"refused by the installer: {fix}: {proof.reason}")
     last = refusals[-1] if refusals else ""
+    reason = last.rpartition(": ")[2]
+    details = "\n".join([*([cause.details] if cause.details else []), *refusals])
+    if snapshot is not None and snapshot.target.python_executable:
+        fresh = commands.fresh_environment(cause.fix or "", snapshot, reason)
+        proof = Proof("not_proven", reason="a new environment cannot be asked before it exists")
+        return dataclasses.replace(cause, fix=fresh, proof=proof, details=details)
     return dataclasses.replace(
         cause,
-        fix=f"# no install for this was accepted here; {last}",
-        proof=Proof("refused", reason=last.partition(": ")[2], by="the installer"),
-        details="\n".join([*([cause.details] if cause.details else []), *refusals]),
+        fix=f"# no install for this was accepted here: {reason}",
+        proof=Proof("refused", reason=reason, by="the installer"),
+        details=details,
     )
 
 

@@ -141,6 +141,9 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
 
         return _PIP.sub(magic, command)
     refusal = refused(snapshot, ())
+    no_user = refusal is not None and accepted(snapshot, ("--no-user",))
+    if no_user:
+        refusal, user = None, False
     if refusal is not None and _INSTALL.search(command) and target.python_executable:
         return fresh_environment(command, snapshot, refusal)
     if target.installer == "uv" and target.python_executable:
@@ -174,9 +177,11 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
 
     def run(match: re.Match[str]) -> str:
         verb = match.group(1)
+        if verb == "install" and no_user:
+            return f"{pip} install --no-user"  # pip's settings say --user, which it refuses here
         return f"{pip} {verb}" + (" --user" if user and verb == "install" else "")
 
-    if pip == "pip" and not user:
+    if pip == "pip" and not user and not no_user:
         return command
     return _PIP.sub(run, command)
 
@@ -197,6 +202,14 @@ def _path_pip_is_target(snapshot: Snapshot) -> bool:
         root = os.path.realpath(prefix).rstrip(os.sep) + os.sep
         return real.startswith(root) and target.chosen_by != "python_flag"
     return target.chosen_by not in ("python_flag", "gpucheck")
+
+
+def accepted(snapshot: Snapshot, options: tuple[str, ...]) -> bool:
+    """The installer was asked about an install with ``options`` and would go on to resolve."""
+    installer = snapshot.installer
+    return installer is not None and any(
+        a.options == options and a.accepts is True for a in installer.policy
+    )
 
 
 def refused(snapshot: Snapshot, options: tuple[str, ...]) -> str | None:
@@ -229,7 +242,7 @@ def fresh_environment(command: str, snapshot: Snapshot, refusal: str) -> str:
         wanted = [_tensorflow_requirement(snapshot), *wanted]
     new = f"{FRESH_ENVIRONMENT}/bin/python"
     install = f"{new} -m pip install {' '.join(wanted)}"
-    why = f"pip refuses {target.python_executable}: {refusal}"
+    why = f"the installer refuses {target.python_executable}: {refusal}"
     if target.makes_venvs is False:
         return (
             f"{python} -m venv {FRESH_ENVIRONMENT} && {install}  # {why}; this Python has no "

@@ -85,6 +85,10 @@ def probe_installer(
         checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
         located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
         policy = tuple(a.result() for a in answers)
+        if tool == "pip" and policy and policy[0].accepts is False:
+            # a refusal pip's own options can lift without changing anyone's settings for good:
+            # a `user` setting a venv refuses ("Can not perform a '--user' install")
+            policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
         check, check_by = checked.result()
         path_pip_location = located.result() if located else None
     return InstallerInfo(
