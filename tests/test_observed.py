@@ -1,0 +1,224 @@
+"""Observed, not inferred: each statement doctor makes rests on an observation in the target's
+own setting, and each install fix is asked of the target's own installer. Real environments,
+real installers, real shared libraries built here with the real toolchain and loaded by the
+real dynamic loader."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_fix import real_install, venv_with_pip
+from tests.test_target import make_venv, site_packages
+from tests.test_user_import import METADATA, install_fake
+
+pytestmark = pytest.mark.slow
+
+
+def doctor(python: Path, *args: str, cwd: Path | None = None, **env: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--json", "--python",
+         str(python), *args],
+        capture_output=True, text=True, check=False, cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", **env},
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["check"]: f for f in data["findings"]}
+
+
+# --- where a module comes from ---------------------------------------------------------------
+
+
+def test_a_module_another_environment_lends_through_a_pth_file(tmp_path: Path) -> None:
+    """Env B has a .pth file naming env A's site-packages, where TensorFlow is: `import
+    tensorflow` in B gets A's, which the report says, with the .pth file, never "this
+    environment's"."""
+    a = make_venv(tmp_path / "a")
+    install_fake(site_packages(a), "tensorflow", "2.21.0")
+    b = make_venv(tmp_path / "b")
+    pth = site_packages(b) / "shared.pth"
+    pth.write_text(f"{site_packages(a)}\n")
+    found = checks(doctor(b, "--proof-budget", "0", cwd=tmp_path))["user_import"]
+    assert "this environment's" not in found["summary"], found
+    assert str(site_packages(a)) in found["summary"]
+    assert str(pth) in found["summary"]
+    observed = next(o for o in found["observed"] if o["module"] == "tensorflow")
+    assert observed["in_target"] is False
+    assert observed["added_by"] == "pth"
+    # the oracle: the user's own import, in the user's folder
+    truth = subprocess.run(
+        [str(b), "-c", "import importlib.util; print(importlib.util.find_spec('tensorflow').origin)"],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    ).stdout.strip()  # fmt: skip
+    assert os.path.realpath(truth) == os.path.realpath(observed["origin"])
+
+
+def test_this_environments_own_module_is_said_so(tmp_path: Path) -> None:
+    env = make_venv(tmp_path / "env")
+    install_fake(site_packages(env), "tensorflow", "2.21.0")
+    found = checks(doctor(env, "--proof-budget", "0", cwd=tmp_path))["user_import"]
+    assert "this environment's TensorFlow" in found["summary"]
+    assert found["observed"][0]["in_target"] is True
+
+
+# --- the installer's own policy ----------------------------------------------------------
+
+
+def _externally_managed_python() -> str | None:
+    if not glob.glob("/usr/lib/python3*/EXTERNALLY-MANAGED"):
+        return None
+    return shutil.which("python3", path="/usr/bin")
+
+
+def test_an_installer_that_refuses_the_target_gets_a_fresh_environment(tmp_path: Path) -> None:
+    python = _externally_managed_python()
+    if python is None:
+        pytest.skip("no Python marked externally managed (PEP 668) on this machine")
+    data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path))
+    fix = data["first_fix"]["fix"]
+    assert " -m venv " in fix, fix
+    assert "externally-managed-environment" in fix  # the installer's own words, said on the line
+    assert not fix.startswith(f"{python} -m pip install")
+
+
+def test_a_user_setting_a_venv_refuses_is_lifted_with_no_user(tmp_path: Path) -> None:
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(site_packages(python), "tensorflow", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, PIP_USER="1")
+    fixes = [f["fix"] for f in data["findings"] if f["fix"] and " install " in f["fix"]]
+    assert fixes
+    for fix in fixes:
+        if " -m pip install" in fix:
+            assert " -m pip install --no-user " in fix, fix
+    # the installer takes it: pip's own dry run with the same setting
+    result = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-user", "--dry-run", "--no-index",
+         "--no-deps", "nothing-at-all==0"],
+        capture_output=True, text=True, check=False, env={**os.environ, "PIP_USER": "1"},
+    )  # fmt: skip
+    assert "Can not perform a '--user' install" not in result.stderr
+
+
+# --- what is unmet, and which side changes -----------------------------------------------
+
+
+def test_an_unmet_requirement_is_stated_as_pip_check_states_it(tmp_path: Path) -> None:
+    """TensorFlow 2.21's real metadata, NumPy 1.24 installed (older than it allows): pip check's
+    own line is the statement, and the fix upgrades NumPy, the stale side."""
+    python = venv_with_pip(tmp_path / "venv")
+    real_install(python, "numpy==1.24.4")
+    install_fake(site_packages(python), "tensorflow", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
+    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"]
+    truth = subprocess.run(
+        [str(python), "-m", "pip", "check"], capture_output=True, text=True, check=False
+    ).stdout
+    numpy = next(o for o in found["observed"] if o["name"] == "numpy")
+    line = next(line for line in truth.splitlines() if "numpy" in line)
+    assert numpy["requirement"] in line
+    assert numpy["have"] == "1.24.4"
+    assert "numpy 1.24.4" in found["details"]
+    assert f'{python} -m pip install "numpy>=1.26.0"' in found["fix"]
+
+
+def test_a_newer_package_the_user_installed_last_is_kept(tmp_path: Path) -> None:
+    """NumPy 2 installed after a TensorFlow 2.15 that declares numpy<2: the stale side is
+    TensorFlow, and the first fix keeps NumPy and moves TensorFlow to a release whose own
+    metadata accepts it; lowering NumPy is only the fallback."""
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(
+        site_packages(python),
+        "tensorflow",
+        "2.15.1",
+        "Metadata-Version: 2.1\nName: tensorflow\nVersion: 2.15.1\n"
+        "Requires-Dist: numpy (<2.0.0,>=1.23.5)\n",
+    )
+    real_install(python, "numpy==2.1.3")  # after TensorFlow: the user's latest choice
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path)
+    first = data["first_fix"]
+    assert first["cause"] == "numpy_incompatible"
+    assert '"numpy==2.1.3"' in first["fix"], first["fix"]
+    assert '"tensorflow[and-cuda]==2.19.*"' in first["fix"]  # the oldest that takes NumPy 2.1
+
+
+# --- which library the loader takes ------------------------------------------------------
+
+CUDNN_STUB = """
+#include <stddef.h>
+size_t cudnnGetVersion(void) { return VERSION; }
+"""
+
+
+def _shared(path: Path, soname: str, source: str, *flags: str) -> None:
+    c = path.with_suffix(".c")
+    c.write_text(source)
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", *flags, "-o", str(path), str(c)],
+        check=True,
+    )
+
+
+def test_the_library_the_loader_takes_not_the_first_file_by_name(tmp_path: Path) -> None:
+    """cuDNN 8 and cuDNN 9 share one folder (nvidia-cudnn-cu11 and -cu12 both installed); a
+    TensorFlow 2.21 (cuDNN 9) finds it through its RUNPATH. The check reads the file the loader
+    takes for libcudnn.so.9, and the version that file's own cudnnGetVersion reports."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler here")
+    python = make_venv(tmp_path / "venv")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
+    lib = site / "nvidia" / "cudnn" / "lib"
+    lib.mkdir(parents=True)
+    _shared(lib / "libcudnn.so.8", "libcudnn.so.8", CUDNN_STUB.replace("VERSION", "8907"))
+    _shared(lib / "libcudnn.so.9", "libcudnn.so.9", CUDNN_STUB.replace("VERSION", "90300"))
+    _shared(
+        site / "tensorflow" / "libtensorflow_framework.so.2",
+        "libtensorflow_framework.so.2",
+        "int tf_stub(void) { return 0; }\n",
+        "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../nvidia/cudnn/lib",
+    )
+    for pip_dist, name in (
+        ("nvidia-cudnn-cu11", "libcudnn.so.8"),
+        ("nvidia-cudnn-cu12", "libcudnn.so.9"),
+    ):
+        info = site / f"{pip_dist.replace('-', '_')}-0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {pip_dist}\nVersion: 0\n\n")
+        (info / "RECORD").write_text(f"nvidia/cudnn/lib/{name},,\n")
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path)
+    found = checks(data)["cudnn"]
+    observed = found["observed"][0]
+    assert observed["soname"] == "libcudnn.so.9"
+    assert observed["path"] == str(lib / "libcudnn.so.9")
+    assert observed["via"] == "runpath"
+    assert observed["version"] == "9.3.0"
+    assert found["status"] == "ok", found
+    # the oracle: the dynamic loader itself, with the requester's RUNPATH
+    probe = tmp_path / "probe.c"
+    probe.write_text(
+        "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <link.h>\n#include <stdio.h>\n"
+        'int main(void){void*h=dlopen("libcudnn.so.9",RTLD_NOW);struct link_map*m;'
+        "if(!h||dlinfo(h,RTLD_DI_LINKMAP,&m))return 1;puts(m->l_name);return 0;}\n"
+    )
+    exe = tmp_path / "probe"
+    subprocess.run(
+        ["gcc", str(probe), "-o", str(exe), "-ldl",
+         f"-Wl,--enable-new-dtags,-rpath,{lib}"], check=True,
+    )  # fmt: skip
+    loaded = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.strip()
+    assert os.path.realpath(loaded) == os.path.realpath(observed["path"])
