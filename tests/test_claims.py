@@ -332,11 +332,6 @@ def test_recipes_are_reproducible_plain_data() -> None:
     assert {r["layout"] for r in first} >= {"venv", "uv"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='user_import states "`import tensorflow` from ... loads this environment\'s TensorFlow" '
-    "of a module whose file lies in another environment, reached through a .pth file (issue 27)",
-)
 def test_doctor_statements_hold_for_an_env_reaching_into_another(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
