@@ -349,11 +349,30 @@ def test_doctor_statements_hold_for_an_env_reaching_into_another(
     assert [(s.check, s.said, s.truth) for s in found if s.verdict == "false"] == []
 
 
+CONTRACT_KINDS = frozenset(
+    {
+        "import",
+        "no_shadow",
+        "import_broken",
+        "distribution",
+        "distribution_absent",
+        "requirement",
+        "requirements_met",
+        "library",
+        "library_absent",
+        "device_nodes",
+        "installer",
+    }
+)
+"""The statement kinds the contract's ``observed`` covers (and today's sentences of the same)."""
+
+
 @pytest.mark.slow
-def test_seeded_sample_observed_statements_hold(tmp_path: Path) -> None:
-    """Five light environments (real venv, uv, virtualenv, .pth, PYTHONPATH, moved and copied
-    venvs with small real wheels, no TensorFlow): doctor's statements that carry the contract's
-    observations are all true."""
+def test_seeded_sample_statements_hold(tmp_path: Path) -> None:
+    """Five light environments drawn with seed 3 (Debian's Python with --user, a venv seeing the
+    user site, PYTHONPATH into another venv, uv; small real wheels, no TensorFlow): every
+    statement of those kinds that doctor makes, from its observations or its sentences, is
+    true by the oracle's experiment."""
     builder = recipes.Builder(tmp_path)
     grammar = recipes.Grammar(light=True, available_pythons=tuple(recipes.pythons()) or ("3.11",))
     results = [
@@ -361,6 +380,11 @@ def test_seeded_sample_observed_statements_hold(tmp_path: Path) -> None:
         for i in range(5)
     ]
     assert all(not r.doctor_error for r in results), [r.doctor_error for r in results]
-    observed = [s for r in results for s in r.statements if s.source == "observed"]
-    false = [(s.check, s.said, s.truth) for s in observed if s.verdict == "false"]
-    assert false == []
+    checked = [
+        s
+        for r in results
+        for s in r.statements
+        if s.kind in CONTRACT_KINDS and s.verdict in ("true", "false")
+    ]
+    assert len(checked) >= 10, "the sample states too little to test"
+    assert [(s.check, s.said, s.truth) for s in checked if s.verdict == "false"] == []
