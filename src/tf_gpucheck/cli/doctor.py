@@ -80,17 +80,18 @@ def doctor(
     junit: JunitOption = None,
     cwd: CwdOption = None,
     proof_budget: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--proof-budget",
             metavar="SECONDS",
             min=0.0,
             help="How long to wait, once the rest is done, for the installer to resolve the "
-            "fixes against the package index (the dry runs start while TensorFlow imports). 0: "
-            "never ask the index (fixes are 'not proven'; the installer's own policy is still "
-            "asked, offline).",
+            "fixes against the package index (the dry runs start while TensorFlow imports; "
+            "default 15, and 0 with --no-tf). 0: never ask the index (fixes are 'not proven'; "
+            "the installer's own policy is still asked, offline).",
+            show_default=False,
         ),
-    ] = 15.0,
+    ] = None,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
     from tf_gpucheck.checks import Status, run_checks, select_checks
@@ -123,6 +124,10 @@ def doctor(
     from concurrent.futures import ThreadPoolExecutor
 
     every = verbose or fmt != "text"
+    if proof_budget is None:  # --no-tf is quick triage: nothing to hide a resolution behind
+        from tf_gpucheck.installer.prover import DEFAULT_BUDGET_S
+
+        proof_budget = 0.0 if no_tf else DEFAULT_BUDGET_S
     provers: list[Prover] = []
 
     def start_proofs(partial: Snapshot, probes: object) -> None:
