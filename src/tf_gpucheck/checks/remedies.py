@@ -244,7 +244,9 @@ _PIP_WANTED = re.compile(
 
 
 def pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] | None:
-    """(name, version spec, the versions pip offered) from pip's resolver lines."""
+    """(name, version spec, the versions pip offered) from pip's resolver lines; a line that
+    lists the versions pip saw ("(from versions: ...)") speaks before one that does not."""
+    found: list[tuple[str, str, list[str] | None]] = []
     for item in evidence:
         match = _PIP_WANTED.search(item.line.message)
         if match:
@@ -254,8 +256,8 @@ def pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] 
                 if offered is not None
                 else None
             )
-            return match.group("name").lower(), match.group("spec"), versions
-    return None
+            found.append((match.group("name").lower(), match.group("spec"), versions))
+    return next((f for f in found if f[2] is not None), found[0] if found else None)
 
 
 def _final(versions: Sequence[str]) -> str | None:

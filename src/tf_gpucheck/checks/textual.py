@@ -390,6 +390,15 @@ def _words(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
     return seen
 
 
+def _prerelease(version: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version).is_prerelease
+    except InvalidVersion:
+        return False
+
+
 def _python_pip_cannot_serve(
     stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence], matrix: Matrix
 ) -> list[Finding]:
@@ -400,17 +409,26 @@ def _python_pip_cannot_serve(
     if said is None or said[0] not in TENSORFLOW_DISTRIBUTIONS:
         return []
     name, spec, offered = said
-    if offered == [] and python is None:
+    only_previews = bool(offered) and all(_prerelease(v) for v in offered or ())
+    if offered == [] or only_previews:
         # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
-        # the version asked for. PyPI has TensorFlow wheels for every release only for 64-bit
-        # CPython of the versions each release supports, so the interpreter is the cause.
+        # the version asked for; only pre-releases: this Python is newer than every final
+        # release supports. PyPI has TensorFlow wheels only for 64-bit CPython of the versions
+        # each release supports, so the interpreter is the cause.
         newest = matrix.newest_first()[0]
+        which = f"Python {python}" if python else "this Python"
+        what = (
+            f"pip found no {name} release at all for {which} (from versions: none)"
+            if not only_previews
+            else f"pip found only pre-releases of {name} for {which}: it is newer than every "
+            "final release supports"
+        )
         return [
             Finding(
                 "python",
                 Status.FAIL,
-                f"pip found no {name} release at all for this Python (from versions: none): its "
-                "wheels exist only for 64-bit CPython of the versions each release supports",
+                f"{what}: TensorFlow's wheels exist only for 64-bit CPython of the versions each "
+                "release supports",
                 "(judged on what the text states: pip's own list of the versions it saw)",
                 f"use a 64-bit Python in {newest.python} (TensorFlow {newest.version}), or the "
                 f"Python the release you need supports: gpucheck matrix",
