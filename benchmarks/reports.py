@@ -63,7 +63,7 @@ def doctor_first_cause(
         text = f"{title}\n\n{text}"
     lines = logscan.rejoin(textlines.normalise(text))
     snapshot = stated_snapshot(textfacts.extract(lines), matrix)
-    report = run_checks(snapshot, matrix, logs=[("--log report.txt", lines)])
+    report = run_checks(snapshot, matrix, logs=[("--log report.txt", lines)], similar_exclude=url)
     first = report.first_fix
     return (first.cause if first else None), report.verdict.value
 

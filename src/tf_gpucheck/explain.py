@@ -9,11 +9,10 @@ report gets the same judgement a live machine would.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tf_gpucheck.checks import diagnosis, remedies, textual
-from tf_gpucheck.checks.findings import Finding, Report, Status
+from tf_gpucheck.checks.findings import Report
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.reading import logscan, textfacts, textlines
 from tf_gpucheck.similar import Match
@@ -93,49 +92,7 @@ def explain(
         matches = solved.similar(
             query, exclude=exclude, threshold=solved.THRESHOLD if threshold is None else threshold
         )
-        findings += _similar_findings(matches, findings, classified, known, matrix)
+        findings += textual.similar_findings(matches, findings, classified, known, matrix)
     result = diagnosis.diagnose(findings, [], fix_for=remedies.fix_for(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     return Explanation(report, explained, stated, len(lines), tuple(matches))
-
-
-SIMILAR_AGREEMENT = 0.5
-"""The share of the matches' weight their likely cause needs before it may name a cause."""
-
-
-def _similar_findings(
-    matches: Sequence[Match],
-    findings: Sequence[Finding],
-    classified: Sequence[logscan.LogLine],
-    known: diagnosis.Known,
-    matrix: Matrix,
-) -> list[Finding]:
-    """The cause the closest solved reports settled on, as a warning: only when nothing the text
-    says (a recognised message, even one that is normal without a GPU; a stated fact) names a
-    cause already, only when the matches agree, and never when every line the rules recognise
-    is harmless (a match never turns noise into a problem)."""
-    from tf_gpucheck import similar as solved
-
-    named = [f for f in findings if f.cause and f.cause not in diagnosis.SYMPTOMS]
-    recognised = [line.rule for line in classified if line.rule is not None]
-    only_noise = bool(recognised) and all(
-        rule.kind in ("harmless", "good", "context") for rule in recognised
-    )
-    if named or only_noise or not matches:
-        return []
-    cause, share = solved.likely_cause(matches)
-    if cause is None or share < SIMILAR_AGREEMENT:
-        return []
-    backing = [m for m in matches if m.report.cause == cause]
-    links = "\n".join(f"{m.report.url} ({m.score:.2f}): {m.report.title}" for m in backing)
-    return [
-        Finding(
-            "similar",
-            Status.WARN,
-            f"no message here names a cause; the closest solved reports settled on {cause}: "
-            f"{backing[0].report.title}",
-            links,
-            remedies.fix_for(known, matrix)(cause, ()),
-            cause,
-        )
-    ]

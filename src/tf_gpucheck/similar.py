@@ -249,15 +249,17 @@ def query_tokens(lines: Sequence[str], classified: Sequence[Any]) -> list[str]:
     return tokens(recognised[:500])
 
 
-def for_logs(logs: Sequence[tuple[str, Sequence[str]]]) -> list[Match]:
+def for_logs(
+    logs: Sequence[tuple[str, Sequence[str]]], *, exclude: str | None = None
+) -> list[Match]:
     """The solved reports closest to a program's own logs (``doctor --log``: (label, normalised
-    lines) pairs), read together as one text."""
+    lines) pairs), read together as one text (``exclude``: a report's own thread, to measure)."""
     from tf_gpucheck.reading import logscan
 
     lines = logscan.rejoin([line for _, text in logs for line in text])
     if not lines:
         return []
-    return similar(query_tokens(lines, logscan.classify(lines)))
+    return similar(query_tokens(lines, logscan.classify(lines)), exclude=exclude)
 
 
 def text_tokens(text: str) -> list[str]:

@@ -54,6 +54,7 @@ def run_checks(
     strict: bool = False,
     requirements: Requirements | None = None,
     logs: Sequence[tuple[str, Sequence[str]]] = (),
+    similar_exclude: str | None = None,
 ) -> Report:
     """Run the checks (all, or those named) over ``snapshot``, then the diagnosis over their
     findings, TensorFlow's log and ``logs`` ((label, lines) of the user's own program, as
@@ -94,13 +95,29 @@ def run_checks(
         fix_for=remedies.fix_for(known, matrix),
         witnesses=diagnosis.witness_names(snapshot.frameworks.frameworks),
     )
+    matches = _similar(logs, similar_exclude)
+    if logs and matches and not any(c.status in (Status.FAIL, Status.WARN) for c in result.causes):
+        # nothing on the machine or in the log names a cause: the closest solved reports may,
+        # exactly as explain lets them
+        from tf_gpucheck.checks import textual
+        from tf_gpucheck.reading import logscan
+
+        lines = [line for _, text in logs for line in text]
+        hinted = textual.similar_findings(matches, findings, logscan.classify(lines), known, matrix)
+        if hinted:
+            result = diagnosis.diagnose(
+                [*findings, *hinted],
+                evidence,
+                fix_for=remedies.fix_for(known, matrix),
+                witnesses=diagnosis.witness_names(snapshot.frameworks.frameworks),
+            )
     return Report(
         findings=result.findings,
         strict=strict,
         gpu_usable=usable,
         causes=result.causes,
         notes=facts.not_checked(snapshot),
-        similar=_similar(logs),
+        similar=tuple(matches),
         hint_info=bool(logs),  # asked about a log: name its likely cause even when it is a hint
     )
 
@@ -163,12 +180,14 @@ def _user_log_findings(
     return found
 
 
-def _similar(logs: Sequence[tuple[str, Sequence[str]]]) -> tuple[Match, ...]:
+def _similar(
+    logs: Sequence[tuple[str, Sequence[str]]], exclude: str | None = None
+) -> tuple[Match, ...]:
     if not logs:
         return ()  # the knowledge base loads only for a user's own log
     from tf_gpucheck import similar
 
-    return tuple(similar.for_logs(logs))
+    return tuple(similar.for_logs(logs, exclude=exclude))
 
 
 def _log_sources(

@@ -9,6 +9,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -17,6 +18,9 @@ from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
 from tf_gpucheck.reading import logscan, textfacts
+
+if TYPE_CHECKING:
+    from tf_gpucheck.similar import Match
 from tf_gpucheck.snapshot import (
     ENV_VARS,
     SCHEMA_VERSION,
@@ -589,3 +593,45 @@ def stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding
 
 def _stated_details(finding: Finding, stated: textfacts.StatedFacts) -> str:
     return (finding.details + "\n" if finding.details else "") + "(judged on what the text states)"
+
+
+SIMILAR_AGREEMENT = 0.5
+"""The share of the matches' weight their likely cause needs before it may name a cause."""
+
+
+def similar_findings(
+    matches: Sequence[Match],
+    findings: Sequence[Finding],
+    classified: Sequence[logscan.LogLine],
+    known: diagnosis.Known,
+    matrix: Matrix,
+) -> list[Finding]:
+    """The cause the closest solved reports settled on, as a warning: only when nothing the text
+    says (a recognised message, even one that is normal without a GPU; a stated fact) names a
+    cause already, only when the matches agree, and never when every line the rules recognise
+    is harmless (a match never turns noise into a problem)."""
+    from tf_gpucheck import similar as solved
+
+    named = [f for f in findings if f.cause and f.cause not in diagnosis.SYMPTOMS]
+    recognised = [line.rule for line in classified if line.rule is not None]
+    only_noise = bool(recognised) and all(
+        rule.kind in ("harmless", "good", "context") for rule in recognised
+    )
+    if named or only_noise or not matches:
+        return []
+    cause, share = solved.likely_cause(matches)
+    if cause is None or share < SIMILAR_AGREEMENT:
+        return []
+    backing = [m for m in matches if m.report.cause == cause]
+    links = "\n".join(f"{m.report.url} ({m.score:.2f}): {m.report.title}" for m in backing)
+    return [
+        Finding(
+            "similar",
+            Status.WARN,
+            f"no message here names a cause; the closest solved reports settled on {cause}: "
+            f"{backing[0].report.title}",
+            links,
+            remedies.fix_for(known, matrix)(cause, ()),
+            cause,
+        )
+    ]
