@@ -1094,8 +1094,10 @@ def _judge_requirement(statement: Statement, oracle: Oracle) -> tuple[str, str]:
 
 
 def _judge_library(claim: Json, oracle: Oracle, *, absent: bool) -> tuple[str, str]:
-    name = str(claim.get("name") or "")
     soname = claim.get("soname")
+    name = str(claim.get("name") or str(soname or "").split(".so")[0])
+    if "path" in claim and claim.get("path") is None:
+        absent = True  # an observation that the loader finds no file for it
     requester = claim.get("requester")
     if not soname or requester is None:
         build, framework = oracle.tf_build()
