@@ -90,3 +90,52 @@ def test_tensorflow_cpu_requirements_are_read_not_counted_as_met(
     assert "all 0" not in requirements["summary"], requirements
     # its declared numpy, protobuf, keras ... are not installed here: not met
     assert requirements["status"] in ("warn", "fail"), requirements
+
+
+@pytest.mark.parametrize(
+    ("chosen_by", "policy", "installer"),
+    [
+        ("virtual_env", ((), False, "ERROR: Can not perform a '--user' install."), "pip"),
+        ("python_flag", ((), True, None), "pip"),
+        ("python_flag", ((), False, "error: externally-managed-environment"), "pip"),
+        ("python_flag", ((), True, None), "uv"),
+    ],
+)
+def test_a_fix_written_for_the_target_twice_is_written_once(
+    chosen_by: str, policy: tuple[tuple[str, ...], bool, str | None], installer: str
+) -> None:
+    """Checks, remedies and the recommendation each write their fixes for the target; a fix that
+    passes twice must come out as it went in the second time ("uv uv pip", "--no-user
+    --no-user" were seen)."""
+    import dataclasses
+
+    from tests.conftest import scenario
+    from tf_gpucheck.installer.commands import with_target_pip
+    from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer
+
+    snapshot = scenario("real-tensorflow-cpu-2.21-py3.11")
+    options, accepts, line = policy
+    answers = (PolicyAnswer(options, accepts, line), PolicyAnswer(("--no-user",), True))
+    snapshot = dataclasses.replace(
+        snapshot,
+        target=dataclasses.replace(
+            snapshot.target,
+            chosen_by=chosen_by,
+            prefix="/v",
+            python_executable="/v/bin/python",
+            installer=installer,
+        ),
+        installer=InstallerInfo(
+            tool=installer,
+            version="24.0",
+            path_pip="/v/bin/pip",
+            path_pip_location="/v/lib/python3.11/site-packages",
+            policy=answers,
+        ),
+    )
+    fix = 'pip uninstall -y tensorflow-cpu && pip install "tensorflow[and-cuda]==2.21.*"'
+    once = with_target_pip(fix, snapshot)
+    assert with_target_pip(once, snapshot) == once
+    assert once.count(" install ") == 1, once
+    assert "--no-user --no-user" not in once
+    assert "uv uv" not in once
