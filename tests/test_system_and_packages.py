@@ -127,3 +127,17 @@ def test_interpreter_that_fails_is_data(tmp_path: Path) -> None:
     assert facts.error is not None
     assert "exited with status 3" in facts.error
     assert "bad magic number" in facts.error
+
+
+def test_a_background_child_runs_at_a_lower_priority_than_its_parent() -> None:
+    """The installer's questions run beside TensorFlow's import at a lower priority: the child
+    reads its own niceness after the parent has lowered it (it waits for the parent's word)."""
+    import os
+
+    code = "import os, sys; sys.stdin.read(); print(os.nice(0))"
+    plain = run_child([sys.executable, "-c", code], timeout_s=30, stdin="")
+    lowered = run_child([sys.executable, "-c", code], timeout_s=30, stdin="", background=True)
+    assert plain.returncode == 0
+    assert lowered.returncode == 0
+    assert int(plain.stdout) == os.nice(0)
+    assert int(lowered.stdout) == min(os.nice(0) + 10, 19)

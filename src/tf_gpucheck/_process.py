@@ -8,6 +8,7 @@ behind. Tests patch this one seam.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -69,8 +70,11 @@ def run_child(
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
     cwd: str | None = None,
+    background: bool = False,
 ) -> ChildResult:
     """Run ``argv`` to completion or ``timeout_s``; never raises for the child's failures.
+    ``background``: at a lower CPU priority (``nice``), for work that runs beside TensorFlow's
+    import and must not slow it (the installer's policy, its check, the fixes' dry runs).
 
     OSError (the executable does not exist) propagates: the caller words it.
     """
@@ -90,11 +94,20 @@ def run_child(
         errors="replace",
         **popen_kwargs,  # type: ignore[call-overload]
     )
+    if background:
+        _lower_priority(process.pid)
     _track(process, True)
     try:
         return _finish(process, stdin, timeout_s, start)
     finally:
         _track(process, False)
+
+
+def _lower_priority(pid: int) -> None:
+    """Lower a started child's CPU priority from the parent (``preexec_fn`` is not safe beside
+    threads, and the fixes' dry runs start from a thread pool); children it starts inherit it."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, pid, 10)
 
 
 def _finish(

@@ -77,7 +77,11 @@ def prove(
         if uv is None:
             return Proof("refused", reason="this environment was made by uv and uv is not on PATH")
         result = run_child(
-            [*operation.argv(python, uv), "--dry-run"], timeout_s=timeout_s, env=environ, cwd=cwd
+            [*operation.argv(python, uv), "--dry-run"],
+            timeout_s=timeout_s,
+            env=environ,
+            cwd=cwd,
+            background=True,
         )
         if result.returncode != 0:
             return _failed(result.stderr or result.stdout, "uv --dry-run")
@@ -98,7 +102,7 @@ def prove(
             result = run_child(
                 [*operation.argv(python), "--dry-run", "--quiet", "--no-input", "--retries", "1",
                  "--report", str(report_path)],
-                timeout_s=timeout_s, env=environ, cwd=cwd,
+                timeout_s=timeout_s, env=environ, cwd=cwd, background=True,
             )  # fmt: skip
             if result.returncode != 0:
                 return _failed(result.stderr or result.stdout, f"pip {pip} --dry-run")

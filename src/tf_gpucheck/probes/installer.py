@@ -109,7 +109,9 @@ def pip_location(pip: str, environ: Mapping[str, str], cwd: str | None) -> str |
     """Where the ``pip`` command installs from, as it says itself (``pip --version``: "pip 25.2
     from /venv/lib/python3.11/site-packages/pip (python 3.11)"): the folder holding ``pip``."""
     try:
-        result = run_child([pip, "--version"], timeout_s=20, env=dict(environ), cwd=_folder(cwd))
+        result = run_child(
+            [pip, "--version"], timeout_s=20, env=dict(environ), cwd=_folder(cwd), background=True
+        )
     except OSError:
         return None
     match = _PIP_FROM.search(result.stdout)
@@ -118,7 +120,7 @@ def pip_location(pip: str, environ: Mapping[str, str], cwd: str | None) -> str |
 
 def _uv_version(uv: str, environ: Mapping[str, str]) -> str | None:
     try:
-        result = run_child([uv, "--version"], timeout_s=10, env=dict(environ))
+        result = run_child([uv, "--version"], timeout_s=10, env=dict(environ), background=True)
     except OSError:
         return None
     match = re.search(r"uv (\S+)", result.stdout)
@@ -148,7 +150,9 @@ def _policy(
             argv.append("--dry-run")  # an old pip has none: the name exists nowhere anyway
     argv += [*options, PROBE_REQUIREMENT]
     try:
-        result = run_child(argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd))
+        result = run_child(
+            argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
+        )
     except OSError as exc:
         return PolicyAnswer(options, None, f"not asked: {exc.strerror}")
     text = f"{result.stderr}\n{result.stdout}"
@@ -186,7 +190,9 @@ def _check(
         argv = [python, "-m", "pip", "check"]
         by = "pip check"
     try:
-        result = run_child(argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd))
+        result = run_child(
+            argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
+        )
     except OSError:
         return None, None
     if result.timed_out or result.returncode not in (0, 1):
