@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from tf_gpucheck.__about__ import __version__
 from tf_gpucheck.errors import ExitCode, GpucheckError
-from tf_gpucheck.snapshot import Snapshot, load_snapshot
 
 if TYPE_CHECKING:
     from tf_gpucheck.checks import diagnose, require_gpu
     from tf_gpucheck.memory import configure_memory
     from tf_gpucheck.notebook import detect, doctor
+    from tf_gpucheck.snapshot import Snapshot, load_snapshot
 
 __all__ = [
     "ExitCode",
@@ -46,6 +46,10 @@ def __getattr__(name: str) -> object:
         from tf_gpucheck import notebook
 
         return getattr(notebook, name)
+    if name in ("Snapshot", "load_snapshot"):
+        from tf_gpucheck import snapshot
+
+        return getattr(snapshot, name)
     if name == "configure_memory":
         from tf_gpucheck import memory
 
