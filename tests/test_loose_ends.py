@@ -43,12 +43,13 @@ def test_no_fix_names_an_interpreter_that_did_not_answer_as_a_python(tmp_path: P
     assert checks["tf_import"]["status"] == "skip"
 
 
-def test_the_cause_line_stays_whole_at_80_columns(tmp_path: Path) -> None:
-    """`gpucheck doctor | cat`: no terminal, 80 columns; the line holding a command to copy
-    (`gpucheck explain --cause CODE`) is never broken."""
+@pytest.mark.parametrize("columns", [60, 80, 200])
+def test_the_cause_line_stays_whole_at_any_width(tmp_path: Path, columns: int) -> None:
+    """`gpucheck doctor | cat`: no terminal, 80 columns (and 60, 200); the line holding a command
+    to copy (`gpucheck explain --cause CODE`) is never broken."""
     venv = make_venv(tmp_path / "a-venv-with-a-rather-long-name-for-the-test")
     result = _gpucheck(
-        "doctor", "--no-tf", "--python", str(venv), "--proof-budget", "0", COLUMNS="80"
+        "doctor", "--no-tf", "--python", str(venv), "--proof-budget", "0", COLUMNS=str(columns)
     )
     cause = [line for line in result.stdout.splitlines() if line.startswith("cause: ")]
     assert len(cause) == 1, result.stdout
