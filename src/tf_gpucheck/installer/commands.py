@@ -91,9 +91,7 @@ def isolated_tool_environment(prefix: str | None) -> bool:
 
 
 # a `pip install`/`pip uninstall` wherever a fix says it, but not the one in `python -m pip`
-_PIP = re.compile(
-    r"(?<!-m )(?<!uv )(?<![\w./\\%-])pip (install|uninstall)\b(?! --(?:no-)?user\b)"
-)
+_PIP = re.compile(r"(?<!-m )(?<!uv )(?<![\w./\\%-])pip (install|uninstall)\b(?! --(?:no-)?user\b)")
 """Already written for the target (``-m pip``, ``uv pip``, ``%pip``, a ``--user`` or
 ``--no-user`` added): left as it is, so writing a fix twice changes nothing."""
 
