@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_fix import real_install, venv_with_pip
+from tests.test_fix import real_install, venv_with_pip, versions
 from tests.test_target import make_venv, site_packages
 from tests.test_user_import import METADATA, install_fake
 
@@ -222,3 +222,61 @@ def test_the_library_the_loader_takes_not_the_first_file_by_name(tmp_path: Path)
     )  # fmt: skip
     loaded = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.strip()
     assert os.path.realpath(loaded) == os.path.realpath(observed["path"])
+
+
+# --- an installer that cannot run is not an installer that refused ------------------------
+
+
+def _tiny_wheel(folder: Path) -> None:
+    import base64
+    import hashlib
+    import zipfile
+
+    info = "tiny_pkg-1.0.dist-info"
+    files = {
+        "tiny_pkg/__init__.py": b"",
+        f"{info}/METADATA": b"Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n",
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n",
+    }
+    record = "".join(
+        f"{name},sha256="
+        f"{base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
+        f"{len(data)}\n"
+        for name, data in files.items()
+    )
+    files[f"{info}/RECORD"] = f"{record}{info}/RECORD,,\n".encode()
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / "tiny_pkg-1.0-py3-none-any.whl", "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+
+
+def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_path: Path) -> None:
+    """A real pip whose files may not grow past 1 KiB (as on a full disk): its dry run fails
+    with pip's own OSError line. That is the machine, not an answer about the command: the fix
+    stays, not proven, with pip's line; never "the installer refused it"."""
+    from tf_gpucheck.installer.operations import read_command
+    from tf_gpucheck.installer.proof import prove
+
+    python = venv_with_pip(tmp_path / "venv")
+    _tiny_wheel(tmp_path / "wheels")
+    limited = tmp_path / "limited-python"
+    limited.write_text(f'#!/bin/bash\ntrap "" XFSZ\nulimit -f 1\nexec "{python}" "$@"\n')
+    limited.chmod(0o755)
+    environ = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(tmp_path / "wheels")}
+    operations, _, why = read_command(f'{limited} -m pip install "tiny-pkg==1.0"')
+    assert not why
+    assert len(operations) == 1
+    pip = versions(python)["pip"]
+
+    proof = prove(operations[0], str(limited), {}, pip, environ=environ, cwd=str(tmp_path))
+    assert proof.status == "not_proven", proof
+    assert "the installer could not run here" in proof.reason
+    assert "OSError" in proof.reason
+    assert "Errno 27" in proof.reason
+
+    # the same command, the same pip, without the limit: accepted (the command was never at fault)
+    free = prove(operations[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    assert free.status == "proven", free
+    assert free.changes == {"tiny-pkg": (None, "1.0")}

@@ -190,10 +190,23 @@ NETWORK_TROUBLE = (
 """Lines of pip and uv that say the index could not be reached (not an answer about the command)."""
 
 
+LOCAL_TROUBLE = (
+    # pip's create_os_error_message (pip/_internal/commands/install.py): a full disk, a file
+    # too large, a folder it cannot write; seen: "[Errno 28] No space left on device"
+    "Could not install packages due to an OSError",
+    # uv: Rust's io::Error, e.g. "No space left on device (os error 28)"
+    "(os error ",
+)
+"""Lines that say the installer could not run on this machine (not an answer about the command:
+the same command may be accepted once the machine is in order)."""
+
+
 def _failed(text: str, by: str) -> Proof:
     line = last_line(text)
     if any(marker in text for marker in NETWORK_TROUBLE):
         return Proof("not_proven", reason=f"the package index did not answer: {line}", by=by)
+    if any(marker in text for marker in LOCAL_TROUBLE):
+        return Proof("not_proven", reason=f"the installer could not run here: {line}", by=by)
     return Proof("refused", reason=line, by=by)
 
 

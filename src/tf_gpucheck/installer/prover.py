@@ -4,7 +4,8 @@ A :class:`Prover` runs the installer's dry run of each fix in the user's setting
 interpreter, their variables and folder), several at once and concurrently with the TensorFlow
 probe; :func:`tf_gpucheck.checks.proofs.prove_report` attaches each answer to its cause: **proven** (what it would
 change), **refused** (the installer's own line; the next fix it accepts is printed instead, and
-the refusal is said), or **not proven** (no index, an old pip, or the time budget ran out).
+the refusal is said), or **not proven** (no index, an old pip, an installer that could not run on
+this machine such as a full disk, or the time budget ran out).
 
 What the installer decides before resolving (PEP 668, its configuration) is asked on every run
 by the installer probe and already shaped the fix; this is the resolution against the index.
