@@ -6,6 +6,7 @@ of this project's machine (tests/data/logs/real and its README.md).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -336,3 +337,27 @@ def test_versions_in_the_prose_of_other_languages(
     for fact in ("tf_version", "cuda_version", "cudnn_version", "python_version", "driver_version"):
         assert getattr(facts, fact) == installed.get(fact), (fact, line)
     assert dict(facts.needed) == needed
+
+
+def test_a_long_job_log_that_repeats_its_lines_states_what_one_copy_states() -> None:
+    """A training job's log repeats a few lines for hours (each pair of lines is read once):
+    repeated, a real recording states what it states once; a line that comes only after
+    100,000 repeated ones is still read, at its own index."""
+    probe = normalise(
+        (REAL / "tf210-np2-py310_import-tensorflow.stderr").read_text(encoding="utf-8")
+    )
+    fit = normalise((REAL / "tf221-py311_fit-dense.stdout").read_text(encoding="utf-8"))
+    freeze = normalise((REAL / "tf210-py310_pip-freeze.stdout").read_text(encoding="utf-8"))
+
+    once, thrice = extract(probe), extract(probe * 3)
+    assert dataclasses.replace(thrice, evidence=(), spans=()) == dataclasses.replace(
+        once, evidence=(), spans=()
+    )
+    assert once.python_version  # the recording states something
+
+    repeats = 100_000 // len(fit)
+    late = extract(fit * repeats + freeze)
+    alone = extract(freeze)
+    assert alone.tf_version == "2.10.1"
+    assert late.tf_version == alone.tf_version
+    assert late.line_of("tf_version") == len(fit) * repeats + (alone.line_of("tf_version") or 0)

@@ -263,6 +263,19 @@ class _Collector:
         return "printed" if self.strength.get((fact, value, index), 2) >= 2 else "said"
 
 
+class _Heard(_Collector):
+    """What one line (after its previous one) states, kept in order to be added again wherever
+    the same pair of lines recurs."""
+
+    def __init__(self) -> None:  # none of the collector's tables: only what was said
+        self.said: list[tuple[str, str, int, str | None]] = []
+
+    def add(
+        self, fact: str, value: str, index: int, strength: int = 2, words: str | None = None
+    ) -> None:
+        self.said.append((fact, value, strength, words))
+
+
 def _same_version(a: str, b: str) -> bool:
     short, long = sorted((a.split("."), b.split(".")), key=len)
     return long[: len(short)] == short
@@ -281,6 +294,8 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     previous = ""
     previous_maybe = False
     rules = factrules.load() if len(lines) <= PASTE_LINES else None
+    seen: dict[tuple[str, str], tuple[tuple[str, str, int, str | None], ...]] = {}
+    heard = _Heard()
     for index, line in enumerate(lines):
         if rules is not None:
             _stated(found, rules, line, previous, index, unindexed)
@@ -289,8 +304,17 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
             previous = line
             continue
         previous_maybe = maybe
-        _versions(found, line, previous, index)
-        _platform(found, line, previous, index)
+        pair = (previous, line)
+        said = seen.get(pair)  # a job log repeats its lines: each pair is read once
+        if said is None:
+            heard.said = []
+            _versions(heard, line, previous, index)
+            _platform(heard, line, previous, index)
+            said = tuple(heard.said)
+            if len(seen) < 100_000:
+                seen[pair] = said
+        for what, told, strength, words in said:
+            found.add(what, told, index, strength, words)
         # GPUs
         if "device" not in line and "pciBusID" not in line and "major:" not in line:
             if line.startswith("|"):
