@@ -253,3 +253,45 @@ docker run --rm --gpus all -it tensorflow/tensorflow:latest-gpu bash
         text.replace("--gpus all ", "").replace("WSL2", "Ubuntu"), load_matrix(), similar=False
     )
     assert bare.stated.gpu_requested is None
+
+
+# numpy/numpy#12977 (settled: the NumPy was too old; `pip install --upgrade numpy`)
+NUMPY_TOO_OLD = """hi!
+I succeeded in installing tensorflow in python3.7
+* Failed on first install Message: ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'
+* ModuleNotFoundError:No module named 'numpy.core._multiarray_umath'
+"""
+
+
+def test_a_numpy_older_than_the_build_is_upgraded_not_pinned_below_2() -> None:
+    """The line says the NumPy installed is older than a module was compiled against: the fix
+    upgrades it (`pip install "numpy<2"` would leave a NumPy 1.15 as it is)."""
+    first = explain(NUMPY_TOO_OLD, load_matrix()).report.first_fix
+    assert first is not None
+    assert first.cause == "numpy_incompatible"
+    assert first.fix is not None
+    assert first.fix.startswith('pip install --upgrade "numpy<2"'), first.fix
+
+
+@pytest.mark.parametrize(
+    ("tf", "wanted"),
+    [
+        ("2.3.0", "numpy<1.19.0,>=1.16.0"),  # its own requirement
+        ("2.10.0", "numpy<2,>=1.20"),  # declares no upper bound, built against NumPy 1
+        ("2.21.0", "numpy>=1.26.0"),  # built against NumPy 2
+    ],
+)
+def test_the_upgrade_stays_within_the_tensorflow_releases_own_requirement(
+    tf: str, wanted: str
+) -> None:
+    from tf_gpucheck.checks import remedies
+    from tf_gpucheck.checks.diagnosis import Evidence, Known
+    from tf_gpucheck.reading import logscan
+
+    # CorentinJ/Real-Time-Voice-Cloning#1183
+    line = "RuntimeError: module compiled against API version 0xf but this version of numpy is 0xe"
+    (scanned,) = logscan.classify([line])
+    evidence = [Evidence("the text", scanned, "numpy_incompatible")]
+    fix = remedies.REMEDIES["numpy_incompatible"](Known(tf_version=tf), load_matrix(), evidence)
+    assert fix is not None
+    assert fix.startswith(f'pip install --upgrade "{wanted}"'), fix

@@ -212,9 +212,45 @@ def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     )
 
 
+NUMPY_TOO_OLD = frozenset({"numpy_api_version", "numpy_core_module_missing"})
+"""Rules whose line says the NumPy installed is *older* than a module was compiled against (the
+other NumPy lines are NumPy 2 under a NumPy 1 build, or say no direction)."""
+
+
 @remedy("numpy_incompatible")
 def _numpy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    if any(e.line.rule is not None and e.line.rule.id in NUMPY_TOO_OLD for e in evidence):
+        wanted = _numpy_newer(known, _row(known, matrix))
+        return (
+            f'pip install --upgrade "{wanted}"  # the NumPy installed is older than the one a '
+            "module was compiled against"
+        )
     return 'pip install "numpy<2"  # this TensorFlow was built against NumPy 1.x'
+
+
+def _numpy_newer(known: Known, row: TfRelease | None) -> str:
+    """The NumPy to upgrade to: within the TensorFlow release's own requirement where it is known
+    (below 2 up to TF 2.17, built against NumPy 1), else the newest 1.x, which any module built
+    against NumPy 1 runs with (Python 3.13 has no NumPy 1 wheels: the newest)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
+
+    specifier = SpecifierSet()
+    for requirement in row.requires if row else ():
+        try:
+            parsed = Requirement(requirement)
+        except InvalidRequirement:
+            continue
+        if parsed.name.lower() == "numpy":
+            specifier = parsed.specifier
+    if row is not None:
+        if row.minor < (2, 18) and specifier.contains("2.0.0"):
+            specifier &= SpecifierSet("<2")
+        return f"numpy{specifier}" if str(specifier) else "numpy<2"
+    python = re.match(r"(\d+)\.(\d+)", known.python_version or "")
+    if python and (int(python.group(1)), int(python.group(2))) >= (3, 13):
+        return "numpy"
+    return "numpy<2"
 
 
 @remedy("tf_install_broken")
