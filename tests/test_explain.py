@@ -295,3 +295,39 @@ def test_the_upgrade_stays_within_the_tensorflow_releases_own_requirement(
     fix = remedies.REMEDIES["numpy_incompatible"](Known(tf_version=tf), load_matrix(), evidence)
     assert fix is not None
     assert fix.startswith(f'pip install --upgrade "{wanted}"'), fix
+
+
+# jupyter/docker-stacks#1616: conda's own plan, replacing the CPU build it had installed
+CONDA_CPU_BUILD = """In order to get a cuda enabled tensorflow I have to install the package again with `conda install tensorflow-gpu`
+These are the packages that change with the installation
+
+```
+  tensorflow                       2.7.0-cpu_py39h4655687_0 --> 2.7.0-cuda112py39h01bd6f0_0
+  tensorflow-base                  2.7.0-cpu_py39hf4995fd_0 --> 2.7.0-cuda112py39hd98b2dd_0
+  tensorflow-estima~               2.7.0-cpu_py39ha241409_0 --> 2.7.0-cuda112py39h23446aa_0
+```
+"""
+
+# rlworkgroup/garage#698: `conda list tensorflow` of a GPU build
+CONDA_GPU_BUILD = """conda list tensorflow:
+`# Name                    Version                   Build  Channel
+tensorflow                1.13.1          gpu_py36h3991807_0
+tensorflow-base           1.13.1          gpu_py36h8d69cac_0
+tensorflow-estimator      1.13.0                     py_0
+tensorflow-gpu            1.13.1               h0d30ee6_0
+"""
+
+
+def test_a_conda_cpu_build_is_replaced_by_condas_cuda_build_not_by_pip() -> None:
+    result = explain(CONDA_CPU_BUILD, load_matrix())
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause == "tf_cpu_only_build"
+    assert first.fix == 'conda install -c conda-forge "tensorflow=2.7.0=cuda*"'  # its build string
+    assert result.stated.tf_version == "2.7.0"  # the version, not the version and the build
+
+
+def test_a_conda_gpu_build_is_not_called_a_cpu_build() -> None:
+    result = explain(CONDA_GPU_BUILD, load_matrix())
+    assert all(f.cause != "tf_cpu_only_build" for f in result.report.findings)
+    assert result.stated.tf_version == "1.13.1"

@@ -357,6 +357,19 @@ def _tensorflow_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
 
 @remedy("tf_cpu_only_build")
 def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    conda = [
+        e.text
+        for e in evidence
+        if e.line.rule is not None and e.line.rule.id == "conda_tensorflow_cpu_build"
+    ]
+    if known.snapshot is None and conda:
+        # conda's own build: pip would install beside it, not replace it. A build is chosen by
+        # its build string (conda-forge's docs: "pytorch=*=cuda*"); the defaults channel's
+        # GPU builds are gpu_py..., conda-forge's cuda<version>py...
+        version = known.tf_version or "*"
+        if any("cpu_py" in text for text in conda):
+            return f'conda install -c conda-forge "tensorflow={version}=cuda*"'
+        return f'conda install "tensorflow={version}=gpu*"'
     if known.snapshot is not None:
         names = [d.name for d in commands.main_distributions(known.snapshot)]
         return replace_distributions(known, matrix, names or ["tensorflow-cpu"])
