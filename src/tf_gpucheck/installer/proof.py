@@ -194,8 +194,11 @@ LOCAL_TROUBLE = (
     # pip's create_os_error_message (pip/_internal/commands/install.py): a full disk, a file
     # too large, a folder it cannot write; seen: "[Errno 28] No space left on device"
     "Could not install packages due to an OSError",
-    # uv: Rust's io::Error, e.g. "No space left on device (os error 28)"
-    "(os error ",
+    # uv: Rust's io::Error of a full disk, a quota, a file too large, e.g. "No space left on
+    # device (os error 28)"; other os errors (a build tool missing) are answers about the command
+    "(os error 28)",
+    "(os error 122)",
+    "(os error 27)",
 )
 """Lines that say the installer could not run on this machine (not an answer about the command:
 the same command may be accepted once the machine is in order)."""
