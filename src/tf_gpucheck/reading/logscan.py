@@ -180,13 +180,19 @@ def classify(lines: Iterable[str]) -> list[LogLine]:
     """
     out = []
     rules = _index()[0]
+    seen: dict[str, LogLine] = {}  # a job log repeats its lines; a LogLine is immutable
     for line in lines:
-        severity, location, message = _split(line)
-        hit = _match(message)
-        if hit is None:
-            out.append(LogLine(line, severity, message, None, location))
-        else:
-            out.append(LogLine(line, severity, message, rules[hit[0]], location, hit[1]))
+        known = seen.get(line)
+        if known is None:
+            severity, location, message = _split(line)
+            hit = _match(message)
+            if hit is None:
+                known = LogLine(line, severity, message, None, location)
+            else:
+                known = LogLine(line, severity, message, rules[hit[0]], location, hit[1])
+            if len(seen) < 100_000:
+                seen[line] = known
+        out.append(known)
     return out
 
 

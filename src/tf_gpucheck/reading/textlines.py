@@ -143,8 +143,13 @@ def normalise(text: str) -> list[str]:
     out: list[str] = []
     last_segment = 0  # displayed length of the last physical line in out[-1]; 0: none
     trailing_space = False  # that line ended in white space (lost by rstrip)
+    seen: dict[str, str] = {}  # a job log repeats its lines: each is cleaned once
     for raw in text.splitlines():
-        cleaned = _clean(raw)
+        cleaned = seen.get(raw)
+        if cleaned is None:
+            cleaned = _clean(raw)
+            if len(seen) < 100_000:
+                seen[raw] = cleaned
         line = cleaned.rstrip()
         backticked = _BACKTICKED.match(line)
         if backticked:
