@@ -1337,6 +1337,9 @@ def check_fix(
                 "not_checkable", fix, cause, "not a package, variable or file operation"
             )
         cwd = Path(_rewrite(str(built.cwd), w, copy))
+        # what is installed before the fix (a recipe's later step may already have moved a
+        # version the user asked for: that is not the fix's doing)
+        before = _versions(_rewrite(built.target, w, copy), env, cwd)
         dry_only = False
         for part in classified:
             assert part is not None
@@ -1439,7 +1442,7 @@ def check_fix(
             return FixResult(
                 "fails", fix, cause, "doctor still reports it afterwards", time.monotonic() - start
             )
-        lower = _went_down(built, target, env, cwd)
+        lower = _went_down(built, target, env, cwd, before)
         if lower:
             return FixResult(
                 "fails",
@@ -1453,7 +1456,8 @@ def check_fix(
         shutil.rmtree(copy, ignore_errors=True)
 
 
-def _went_down(built: recipes.Built, target: str, env: Mapping[str, str], cwd: Path) -> list[str]:
+def _versions(target: str, env: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    """Each distribution's version as ``target`` sees it (the oracle's own probe)."""
     proc = subprocess.run(
         [target, "-c", PROBE, "tensorflow"],
         capture_output=True,
@@ -1466,13 +1470,30 @@ def _went_down(built: recipes.Built, target: str, env: Mapping[str, str], cwd: P
     try:
         dists = json.loads(proc.stdout).get("dists") or {}
     except ValueError:
-        return []
+        return {}
+    return {
+        str(name): str(info["version"])
+        for name, info in dists.items()
+        if isinstance(info, dict) and info.get("version")
+    }
+
+
+def _went_down(
+    built: recipes.Built,
+    target: str,
+    env: Mapping[str, str],
+    cwd: Path,
+    before: Mapping[str, str],
+) -> list[str]:
+    """The versions the user asked for that the fix lowered (from what was there before it)."""
+    after = _versions(target, env, cwd)
     out = []
-    for name, version in sorted(built.explicit.items()):
-        after = (dists.get(canonicalize_name(name)) or {}).get("version")
+    for name in sorted(built.explicit):
+        key = canonicalize_name(name)
+        was, now = before.get(key), after.get(key)
         try:
-            if after and Version(after) < Version(version):
-                out.append(f"{name} {version} -> {after}")
+            if was and now and Version(now) < Version(was):
+                out.append(f"{name} {was} -> {now}")
         except InvalidVersion:
             continue
     return out

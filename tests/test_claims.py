@@ -388,3 +388,26 @@ def test_seeded_sample_statements_hold(tmp_path: Path) -> None:
     ]
     assert len(checked) >= 10, "the sample states too little to test"
     assert [(s.check, s.said, s.truth) for s in checked if s.verdict == "false"] == []
+
+
+def test_a_version_a_later_recipe_step_moved_is_not_the_fixs_doing(tmp_path: Path) -> None:
+    """The user asked for tensorflow 2.21.0, a later step of theirs (a --force-reinstall of an
+    older tf-keras) brought it to 2.17.1: a fix that leaves it there lowered nothing; a fix
+    that lowers it from what was there did."""
+    from tests.test_target import make_venv, site_packages
+    from tests.test_user_import import install_fake
+
+    python = make_venv(tmp_path / "env")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.17.1")
+    built = type("Built", (), {"explicit": {"tensorflow": "2.21.0"}})()
+    env = dict(os.environ)
+    before = claims._versions(str(python), env, tmp_path)
+    assert before["tensorflow"] == "2.17.1"
+    assert claims._went_down(built, str(python), env, tmp_path, before) == []
+
+    shutil.rmtree(site / "tensorflow")
+    shutil.rmtree(site / "tensorflow-2.17.1.dist-info")
+    install_fake(site, "tensorflow", "2.16.2")
+    lowered = claims._went_down(built, str(python), env, tmp_path, before)
+    assert lowered == ["tensorflow 2.17.1 -> 2.16.2"]
