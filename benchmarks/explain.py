@@ -1,12 +1,13 @@
 """Wall time of `gpucheck explain` on a long training log, and where the time goes.
 
-    python benchmarks/explain.py [--lines N] [--repeats N]
+    python benchmarks/explain.py [--lines N] [--repeats N] [--distinct]
 
 Target (issue: explain): a 100,000-line log (a long training job's stderr) is explained in
 under 2 s. The log is built from this project's real recordings (tests/data/logs/real: TensorFlow
 2.10/2.15/2.21 start-up logs, Keras training output, a NumPy 2 import traceback, pip), repeated
 in turn until it has N lines, so it holds the mix a real job log holds: mostly training noise
-with the occasional line that matters.
+with the occasional line that matters. Such a log repeats its lines, and each distinct line is
+read once; `--distinct` makes every line different (each ends in its number), the worst case.
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ from _timing import gpucheck_command, print_table, time_command
 REAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "logs" / "real"
 
 
-def build_log(lines: int) -> str:
+def build_log(lines: int, distinct: bool = False) -> str:
     sources = sorted(p for p in REAL.iterdir() if p.suffix in (".stderr", ".stdout"))
     chunks = [p.read_text(encoding="utf-8", errors="replace").splitlines() for p in sources]
     out: list[str] = []
     for chunk in cycle(chunks):
         out.extend(chunk)
         if len(out) >= lines:
-            return "\n".join(out[:lines]) + "\n"
+            out = out[:lines]
+            if distinct:  # no two lines alike (each ends in its number), as no real log is
+                out = [f"{line} {number}" for number, line in enumerate(out, 1)]
+            return "\n".join(out) + "\n"
     raise AssertionError("unreachable")
 
 
@@ -38,8 +42,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="every line different (the worst case: nothing is read twice)",
+    )
     args = parser.parse_args()
-    text = build_log(args.lines)
+    text = build_log(args.lines, args.distinct)
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "job.log"
         log.write_text(text, encoding="utf-8")
