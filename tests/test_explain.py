@@ -331,3 +331,14 @@ def test_a_conda_gpu_build_is_not_called_a_cpu_build() -> None:
     result = explain(CONDA_GPU_BUILD, load_matrix())
     assert all(f.cause != "tf_cpu_only_build" for f in result.report.findings)
     assert result.stated.tf_version == "1.13.1"
+
+
+def test_a_conda_search_listing_is_not_what_is_installed() -> None:
+    # nanoporetech/medaka#232: `conda search tensorflow` lists every build of the channel
+    listing = (
+        "tensorflow                     2.2.0 eigen_py36h84d285f_0  pkgs/main\n"
+        "tensorflow                     2.2.0 gpu_py36hf933387_0  pkgs/main\n"
+        "tensorflow                     2.2.0 mkl_py36h5a57954_0  pkgs/main\n"
+    )
+    result = explain(listing, load_matrix(), similar=False)
+    assert not any(line.rule == "conda_tensorflow_cpu_build" for line in result.lines)
