@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,6 +119,20 @@ def _deterministic_output(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUCHECK_WIDTH", "120")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
+@pytest.fixture
+def ctrl_c_reaches_children() -> Iterator[None]:
+    """Children started in the test get Ctrl-C as from a terminal. A run started in the
+    background (``.ci/run &``) has SIGINT ignored, which children inherit: an ignored Ctrl-C is
+    no test of what Ctrl-C does. Python's own handler is reset to the default at exec."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

@@ -384,6 +384,7 @@ def test_a_failing_later_step_rolls_back_the_earlier_ones(
     assert versions(python) == before
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_children")
 def test_ctrl_c_during_an_install_puts_everything_back(state: Path) -> None:
     python = numpy2_venv(state / "venv")
     site = site_packages(python)

@@ -257,6 +257,7 @@ def test_cli_bench_bad_baseline_and_tolerance(run_cli: Any, tmp_path: Path) -> N
     assert "--tolerance 'lots'" in bad.stderr
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_children")
 def test_ctrl_c_exits_130_and_leaves_no_child(tmp_path: Path) -> None:
     import signal
     import time
