@@ -1139,7 +1139,10 @@ _PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 _NEEDS_DOWNLOAD = re.compile(
     r"No matching distribution found|Could not find a version that satisfies|"
     r"not found in the provided package locations|not found in the cache|offline|"
-    r"No solution found when resolving",
+    r"No solution found when resolving|"
+    # uv offline, its metadata cached but not the wheel: "Failed to download `x==1`" caused by
+    # "Network connectivity is disabled, but the requested data wasn't found in the cache"
+    r"Failed to download|Network connectivity is disabled",
     re.IGNORECASE,
 )
 HOST_FIX = re.compile(
