@@ -771,7 +771,7 @@ class Oracle:
             env = {
                 k: v for k, v in self.built.user_env.items() if not k.startswith(("PIP_", "UV_"))
             }
-            env.pop("PYTHONPATH", None)
+            # PYTHONPATH stays: the user's own `pip check` sees what their interpreter imports
             env["PIP_CONFIG_FILE"] = os.devnull
             for key in ("PIP_FIND_LINKS", "PIP_DISABLE_PIP_VERSION_CHECK", "UV_CACHE_DIR"):
                 if key in self.built.user_env:
