@@ -983,7 +983,7 @@ def _judge_installer(claim: Json, oracle: Oracle) -> tuple[str, str]:
         dry = _dry(classified)
         if dry is None:
             continue
-        code, text = _run(dry, env, built.cwd, timeout=600)
+        code, text = _run(dry, {**env, **classified.environ}, built.cwd, timeout=600)
         accepts = code == 0
         said = claim.get("accepts")
         line = str(claim.get("line") or "")
@@ -1195,6 +1195,8 @@ class Part:
     subcommand: str = ""
     python: str | None = None
     """the interpreter it acts on, where known"""
+    environ: dict[str, str] = field(default_factory=dict)
+    """variables set before it on the line (``PIP_NO_INDEX=0 pip install ...``)"""
 
 
 def _shebang(script: str) -> str | None:
@@ -1206,7 +1208,25 @@ def _shebang(script: str) -> str | None:
     return line[2:].strip().split()[0] if line.startswith("#!") and line[2:].strip() else None
 
 
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
 def _classify(part: list[str], env: Mapping[str, str], copy: Path) -> Part | None:
+    """One ``&&`` part of a fix; ``NAME=value`` words before its command are that command's
+    variables, as the shell takes them."""
+    environ: dict[str, str] = {}
+    while part and (assignment := _ASSIGNMENT.match(part[0])):
+        environ[assignment.group(1)] = assignment.group(2)
+        part = part[1:]
+    if not part:
+        return None
+    classified = _classify_command(part, {**env, **environ}, copy)
+    if classified is not None:
+        classified.environ = environ
+    return classified
+
+
+def _classify_command(part: list[str], env: Mapping[str, str], copy: Path) -> Part | None:
     head = part[0]
     base = os.path.basename(head)
     path = env.get("PATH", "")
@@ -1355,8 +1375,9 @@ def check_fix(
                     name, _, value = item.partition("=")
                     env[name] = value
                 continue
+            own = {**env, **part.environ}
             if part.kind == "file":
-                code, text = _run(part.argv, env, cwd)
+                code, text = _run(part.argv, own, cwd)
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"{part.argv[0]} exits {code}: {_error_line(text)}"
@@ -1375,7 +1396,7 @@ def check_fix(
                         cause,
                         f"{part.subcommand} on an interpreter outside the environment",
                     )
-                code, text = _run(dry, env, cwd)
+                code, text = _run(dry, own, cwd)
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
@@ -1393,7 +1414,7 @@ def check_fix(
                     )
                 dry_only = True  # the diagnosed interpreter lies outside $W (the system's)
                 continue
-            offline = dict(env)
+            offline = dict(own)  # the harness's own wheelhouse first, then the index's dry run
             if part.kind == "pip":
                 offline["PIP_NO_INDEX"] = "1"
                 offline["PIP_FIND_LINKS"] = " ".join(
@@ -1408,7 +1429,7 @@ def check_fix(
             if _NEEDS_DOWNLOAD.search(text) and part.subcommand == "install":
                 dry = _dry(part)
                 assert dry is not None
-                code, text = _run(dry, env, cwd)
+                code, text = _run(dry, own, cwd)
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"

@@ -280,3 +280,77 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     free = prove(operations[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
     assert free.status == "proven", free
     assert free.changes == {"tiny-pkg": (None, "1.0")}
+
+
+def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path: Path) -> None:
+    """A user's pip.conf says ``no-index = true``: every install from the index fails with
+    "from versions: none", however right the requirement. doctor reads pip's own ``pip config
+    debug`` in the user's setting, says where the setting is, and prints each install with
+    ``PIP_NO_INDEX=0``; the real installer refuses the plain command and accepts that one."""
+    from tf_gpucheck.installer.operations import read_command
+    from tf_gpucheck.installer.proof import prove
+
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    home = tmp_path / "home"
+    config = home / ".config" / "pip" / "pip.conf"
+    config.parent.mkdir(parents=True)
+    config.write_text("[global]\nno-index = true\n")
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(home))
+    installs = [f["fix"] for f in data["findings"] if f["fix"] and "pip install" in f["fix"]]
+    assert installs, data["findings"]
+    for fix in installs:
+        for part in fix.split("  #")[0].split(" && "):
+            assert ("pip install" in part) == part.startswith("PIP_NO_INDEX=0 "), fix
+        assert f"no-index = true in {config}" in fix, fix  # where it is set, said on the line
+
+    # the installer's own answer, with the user's config, against a package index (a local one)
+    index = tmp_path / "simple"
+    _tiny_wheel(index / "tiny-pkg")
+    (index / "tiny-pkg" / "index.html").write_text(
+        '<a href="tiny_pkg-1.0-py3-none-any.whl">tiny_pkg-1.0-py3-none-any.whl</a>'
+    )
+    environ = {**os.environ, "HOME": str(home), "PIP_INDEX_URL": index.as_uri()}
+    environ.pop("PIP_NO_INDEX", None)
+    environ.pop("PIP_FIND_LINKS", None)
+    environ.pop("PIP_CONFIG_FILE", None)
+    pip = versions(python)["pip"]
+    plain, _, _ = read_command(f'{python} -m pip install "tiny-pkg==1.0"')
+    lifted, _, why = read_command(f'PIP_NO_INDEX=0 {python} -m pip install "tiny-pkg==1.0"')
+    assert not why
+    assert lifted[0].environ == (("PIP_NO_INDEX", "0"),)
+    refused = prove(plain[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    assert refused.status == "refused", refused
+    assert "from versions: none" in refused.reason or "No matching" in refused.reason
+    proven = prove(lifted[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    assert proven.status == "proven", proven
+    assert proven.changes == {"tiny-pkg": (None, "1.0")}
+
+
+def test_pip_config_debug_is_read_in_pips_own_order() -> None:
+    """The listing ``pip config debug`` prints (pip 23.2, this machine): a variable beats every
+    file, ``[install]`` beats ``[global]``, a later file beats an earlier one, false is off."""
+    from tf_gpucheck.probes.installer import read_config_debug
+
+    listing = (
+        "env_var:\n  PIP_CERT='/etc/ssl/certs/ca-certificates.crt'\n"
+        "env:\n"
+        "global:\n  /etc/xdg/pip/pip.conf, exists: True\n    global.no-index: true\n"
+        "  /etc/pip.conf, exists: False\n"
+        "site:\n  /venv/pip.conf, exists: False\n"
+        "user:\n  /home/u/.pip/pip.conf, exists: False\n"
+        "  /home/u/.config/pip/pip.conf, exists: True\n    install.no-index: false\n"
+    )
+    assert read_config_debug(listing) is None  # the user's [install] false beats the global true
+    assert (
+        read_config_debug(listing.replace("install.no-index: false", "global.no_index: yes"))
+        == "no-index = yes in /home/u/.config/pip/pip.conf"
+    )
+    assert read_config_debug(listing.replace("    install.no-index: false\n", "")) == (
+        "no-index = true in /etc/xdg/pip/pip.conf"
+    )
+    assert read_config_debug(listing.replace("env_var:\n", "env_var:\n  PIP_NO_INDEX='1'\n")) == (
+        "PIP_NO_INDEX=1"
+    )

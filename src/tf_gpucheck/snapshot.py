@@ -166,6 +166,10 @@ class InstallerInfo:
     check_by: str | None = None
     error: str | None = None
     """Why it was not asked."""
+    no_index: str | None = None
+    """Where the target's pip is set not to use any package index (``PIP_NO_INDEX=1``, or
+    ``no-index = true in FILE``), as pip's own ``pip config debug`` lists its settings;
+    ``None``: not set, or not asked."""
 
 
 @dataclass(frozen=True)

@@ -196,8 +196,11 @@ def apply_steps(
             )
             journal.save()
             argv = operation.argv(python, uv_executable() or "uv")
-            say("$ " + shlex.join(argv))
-            result = run_child_streaming(argv, timeout_s=timeout_s, on_line=say)
+            variables = [f"{name}={shlex.quote(value)}" for name, value in operation.environ]
+            say("$ " + " ".join([*variables, shlex.join(argv)]))
+            result = run_child_streaming(
+                argv, timeout_s=timeout_s, on_line=say, env=operation.environment()
+            )
             for line in result.stderr.splitlines():
                 say(line)
             journal.data["steps"][-1]["status"] = "done" if result.returncode == 0 else "failed"

@@ -107,6 +107,49 @@ def rerun(snapshot: Snapshot, *args: str) -> str:
 
 
 def with_target_pip(command: str, snapshot: Snapshot) -> str:
+    """``command`` written for the target's installer (:func:`_with_target_pip`), and, where
+    that pip is set to ``no-index`` (observed in the user's setting by ``pip config debug``),
+    each ``pip install`` with ``PIP_NO_INDEX=0`` before it: the variable pip reads last, so it
+    lifts the setting for that one command and changes no file."""
+    return with_index(_with_target_pip(command, snapshot), snapshot)
+
+
+NO_INDEX_OFF = "PIP_NO_INDEX=0 "
+_NO_INDEX_SAID = "your pip is set not to use the package index"
+_ANY_INSTALL = re.compile(r"(?<![\w./\\-])pip install\b")
+"""``pip install`` as any installer runs it: ``pip``, ``-m pip``, ``%pip``, ``uv pip``."""
+
+
+def with_index(command: str, snapshot: Snapshot) -> str:
+    """Each ``pip install`` part of ``command`` (not uv's, not a notebook's ``%pip``) run with
+    ``PIP_NO_INDEX=0`` where the target's pip is set not to use the index, with where it is set
+    said on the line. Idempotent."""
+    installer = snapshot.installer
+    setting = installer.no_index if installer is not None else None
+    if not setting or _NO_INDEX_SAID in command or not _ANY_INSTALL.search(command):
+        return command
+    from tf_gpucheck.installer.operations import split_comment
+
+    code, hash_, note = split_comment(command)
+    parts = code.split(" && ")
+    if snapshot.system.os == "Windows":
+        how = "set PIP_NO_INDEX=0 in this shell first"
+    elif any(part.lstrip().startswith("%pip") for part in parts):
+        how = "run %env PIP_NO_INDEX=0 in the notebook first"
+    else:
+        parts = [
+            NO_INDEX_OFF + part if _INSTALL.search(part) and not part.startswith("uv ") else part
+            for part in parts
+        ]
+        if not any(part.startswith(NO_INDEX_OFF) for part in parts):
+            return command
+        how = "PIP_NO_INDEX=0 before an install lifts it for that install only"
+    why = f"{_NO_INDEX_SAID} ({setting}): {how}"
+    note = note.strip()
+    return " && ".join(parts) + "  # " + (f"{note}; {why}" if hash_ and note else why)
+
+
+def _with_target_pip(command: str, snapshot: Snapshot) -> str:
     """``command`` with every ``pip install``/``pip uninstall`` run the way the target's installer
     takes it, from what was observed in the user's setting:
 

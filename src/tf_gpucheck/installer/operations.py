@@ -4,7 +4,10 @@ the proof asks the installer about."""
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +31,15 @@ class Operation:
     """What follows the verb, as printed (``-y`` added for pip's uninstall)."""
     requirements: tuple[str, ...]
     """The requirements (install) or names (uninstall) it names."""
+    environ: tuple[tuple[str, str], ...] = ()
+    """The installer's variables set before it on the line (``PIP_NO_INDEX=0 pip install ...``)."""
+
+    def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str] | None:
+        """The environment it runs in: ``base`` (else this process's) with its own variables;
+        ``None`` (inherit) when it sets none and no ``base`` is given."""
+        if not self.environ:
+            return dict(base) if base is not None else None
+        return {**(base if base is not None else os.environ), **dict(self.environ)}
 
     def argv(self, python: str, uv: str = "uv") -> list[str]:
         if self.runner == "uv":
@@ -86,7 +98,24 @@ def split_comment(fix: str) -> tuple[str, str, str]:
     return fix, "", ""
 
 
+_ASSIGNMENT = re.compile(r"^(?P<name>(?:PIP|UV)_[A-Z0-9_]+)=(?P<value>.*)$")
+"""An installer's variable set for one command (``PIP_NO_INDEX=0``); no other variable is run."""
+
+
 def _operation(words: list[str]) -> Operation | str:
+    environ: list[tuple[str, str]] = []
+    while words and (assignment := _ASSIGNMENT.match(words[0])):
+        environ.append((assignment.group("name"), assignment.group("value")))
+        words = words[1:]
+    operation = _package_operation(words)
+    if isinstance(operation, str) or not environ:
+        return operation
+    return Operation(
+        operation.verb, operation.runner, operation.args, operation.requirements, tuple(environ)
+    )
+
+
+def _package_operation(words: list[str]) -> Operation | str:
     runner: Literal["pip", "uv"]
     if words[:1] in (["pip"], ["pip3"]):
         runner, rest = "pip", words[1:]

@@ -79,7 +79,7 @@ def prove(
         result = run_child(
             [*operation.argv(python, uv), "--dry-run"],
             timeout_s=timeout_s,
-            env=environ,
+            env=operation.environment(environ),
             cwd=cwd,
             background=True,
         )
@@ -102,7 +102,8 @@ def prove(
             result = run_child(
                 [*operation.argv(python), "--dry-run", "--quiet", "--no-input", "--retries", "1",
                  "--report", str(report_path)],
-                timeout_s=timeout_s, env=environ, cwd=cwd, background=True,
+                timeout_s=timeout_s, env=operation.environment(environ), cwd=cwd,
+                background=True,
             )  # fmt: skip
             if result.returncode != 0:
                 return _failed(result.stderr or result.stdout, f"pip {pip} --dry-run")

@@ -13,7 +13,10 @@ target's interpreter, the user's variables, config files and folder):
   and ``target`` settings, a pip too old to run) answers first; "no matching distribution" for
   that name means it would go on to resolve. Under a second, offline;
 - its **check** (``pip check``, ``uv pip check``): every requirement an installed distribution
-  declares and the environment does not meet, as the installer states it.
+  declares and the environment does not meet, as the installer states it;
+- its **index setting** (pip: ``pip config debug``, every variable and file it reads, in its own
+  order): a ``no-index`` there makes every install from the package index fail ("from versions:
+  none"), however right the requirement.
 """
 
 from __future__ import annotations
@@ -84,6 +87,11 @@ def probe_installer(
         ]
         checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
         located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
+        index = (
+            pool.submit(no_index_setting, python, environ, cwd, timeout_s)
+            if tool == "pip"
+            else None
+        )
         policy = tuple(a.result() for a in answers)
         if tool == "pip" and policy and policy[0].accepts is False:
             # a refusal pip's own options can lift without changing anyone's settings for good:
@@ -91,6 +99,7 @@ def probe_installer(
             policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
         check, check_by = checked.result()
         path_pip_location = located.result() if located else None
+        no_index = index.result() if index else None
     return InstallerInfo(
         tool=tool,
         version=version,
@@ -99,7 +108,75 @@ def probe_installer(
         policy=policy,
         check=check,
         check_by=check_by,
+        no_index=no_index,
     )
+
+
+# pip's configuration.py: files are read global, user, site, then PIP_CONFIG_FILE ("env"),
+# each overriding the one before, and PIP_* variables ("env_var") last; within them, an
+# option's `[install]` section overrides `[global]` (cli/parser.py)
+_CONFIG_ORDER = ("global", "user", "site", "env")
+_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
+"""pip's strtobool (utils/misc.py): what turns a boolean option on."""
+
+
+def no_index_setting(
+    python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
+) -> str | None:
+    """Where the target's pip is set to ``no-index`` (``PIP_NO_INDEX=1``, ``no-index = true in
+    FILE``), from ``pip config debug`` run in the user's setting; ``None``: it is not, or pip
+    could not say (a pip older than 20 has no ``config debug``: then only the variable)."""
+    variable = environ.get("PIP_NO_INDEX")
+    try:
+        result = run_child(
+            [python, "-m", "pip", "config", "debug"],
+            timeout_s=timeout_s,
+            env=dict(environ),
+            cwd=_folder(cwd),
+            background=True,
+        )
+        text = result.stdout if result.returncode == 0 and not result.timed_out else ""
+    except OSError:
+        text = ""
+    if not text:
+        on = variable is not None and variable.strip().lower() in _TRUE
+        return f"PIP_NO_INDEX={variable}" if on else None
+    return read_config_debug(text)
+
+
+def read_config_debug(text: str) -> str | None:
+    """``no-index`` as pip would take it for ``install``, from ``pip config debug``'s listing
+    (pip's commands/configuration.py: ``env_var:`` then ``  PIP_X='v'``; each file variant, then
+    ``  FILE, exists: True`` and ``    section.key: value``)."""
+    merged: dict[str, tuple[str, str]] = {}
+    by_variant: dict[str, list[tuple[str, str, str]]] = {}
+    variable: str | None = None
+    variant, source = "", ""
+    for line in text.splitlines():
+        if line and not line[0].isspace() and line.rstrip().endswith(":"):
+            variant, source = line.strip()[:-1], ""
+            continue
+        stripped = line.strip()
+        if variant == "env_var":
+            name, _, value = stripped.partition("=")
+            if name == "PIP_NO_INDEX":
+                variable = value.strip().strip("'\"")
+            continue
+        if line.startswith("    ") and source:
+            key, _, value = stripped.partition(": ")
+            by_variant.setdefault(variant, []).append((key.replace("_", "-"), value, source))
+        elif line.startswith("  ") and ", exists: " in stripped:
+            source = stripped.rsplit(", exists: ", 1)[0]
+    for name in _CONFIG_ORDER:
+        for key, value, source in by_variant.get(name, []):
+            merged[key] = (value, source)
+    if variable is not None:
+        return f"PIP_NO_INDEX={variable}" if variable.lower() in _TRUE else None
+    for key in ("install.no-index", "global.no-index"):
+        if key in merged:
+            value, source = merged[key]
+            return f"no-index = {value} in {source}" if value.lower() in _TRUE else None
+    return None
 
 
 _PIP_FROM = re.compile(r"^pip \S+ from (?P<where>.+?) \(python [^)]*\)\s*$", re.MULTILINE)
