@@ -335,3 +335,22 @@ def test_a_cut_line_still_matches_after_normalise() -> None:
     (line,) = logscan.classify(logscan.normalise(pasted))
     assert line.rule is RULES["cudnn_init_failed"]
     assert line.message.endswith("CUDNN_STATUS_INTERNAL_ERROR")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcudnn.so. "
+        "LD_LIBRARY_PATH: ",
+        "ImportError: Could not find 'cudnn64_7.dll'. TensorFlow requires that this DLL be "
+        "installed in a directory that is named in your %PATH% environment variable.",
+    ],
+)
+def test_a_missing_library_that_is_cudnns_is_cudnn_missing(line: str) -> None:
+    """Whichever message names it, a cuDNN library that did not load is cuDNN missing; the
+    same message about libcublas stays a CUDA library missing."""
+    (classified,) = logscan.classify([line])
+    assert classified.cause == "cudnn_missing", classified
+    (cublas,) = logscan.classify([line.replace("libcudnn.so", "libcublas.so")])
+    if "libcublas" in cublas.text:
+        assert cublas.cause == "cuda_libs_missing"

@@ -182,3 +182,18 @@ def test_the_wheel_ships_the_matrix(tmp_path: Path) -> None:
         shipped = archive.read("tf_gpucheck/compat_matrix.yaml").decode()
     assert shipped == MATRIX_FILE.read_text()
     assert len(parse_matrix(shipped, str(wheel)).tensorflow) == 38
+
+
+def test_a_development_build_gets_its_release_row_only_where_the_releases_around_it_agree() -> None:
+    """tf-nightly 2.20.0.dev20250314 was built between 2.19 and 2.20, which share CUDA 12.5,
+    cuDNN 9.3 and kernels: that row holds for it. 2.5.0.dev20201108 lies between 2.4 (CUDA 11.0,
+    cuDNN 8.0) and 2.5 (11.2, 8.1): which one it had is not known, so no row judges it."""
+    matrix = load_matrix()
+    nightly = matrix.release("2.20.0.dev20250314")
+    assert nightly is not None
+    assert nightly.version == "2.20.0"
+    assert matrix.release("2.5.0.dev20201108") is None
+    assert matrix.release("2.5.0") is not None
+    release_candidate = matrix.release("2.5.0rc1")  # a release candidate is built as the release
+    assert release_candidate is not None
+    assert release_candidate.version == "2.5.0"

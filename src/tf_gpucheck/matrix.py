@@ -182,13 +182,25 @@ class Matrix:
         return None
 
     def release(self, tf_version: str) -> TfRelease | None:
-        """The row of the TensorFlow minor release ``tf_version`` belongs to (2.15.1 -> 2.15.0)."""
+        """The row of the TensorFlow minor release ``tf_version`` belongs to (2.15.1 -> 2.15.0).
+
+        A development build (``2.5.0.dev20201108``, a tf-nightly) was built between the release
+        before it and its own: it gets its release's row only where both releases agree on CUDA,
+        cuDNN and kernels (a nightly of 2.20 was built like 2.19 and 2.20 with CUDA 12.5); where
+        they differ (2.4 had CUDA 11.0, 2.5 11.2) which one it had is not known: ``None``."""
         try:
             wanted = Version(tf_version)
         except InvalidVersion:
             return None
+        row = self._row((wanted.major, wanted.minor))
+        if row is None or not wanted.is_devrelease:
+            return row
+        before = self._row((wanted.major, wanted.minor - 1))
+        return row if before is not None and _built_alike(before, row) else None
+
+    def _row(self, minor: tuple[int, int]) -> TfRelease | None:
         for row in self.tensorflow:
-            if row.minor == (wanted.major, wanted.minor):
+            if row.minor == minor:
                 return row
         return None
 
@@ -220,6 +232,16 @@ class Matrix:
             wanted = _version_prefix("--cuda", cuda)
             rows = [r for r in rows if r.cuda and r.cuda.split(".")[: len(wanted)] == wanted]
         return rows
+
+
+def _built_alike(one: TfRelease, other: TfRelease) -> bool:
+    """Two releases built with the same CUDA, cuDNN and kernels (SASS and PTX)."""
+
+    def kernels(row: TfRelease) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        caps = row.compute_capabilities
+        return (caps.sass, caps.ptx) if caps else None
+
+    return (one.cuda, one.cudnn, kernels(one)) == (other.cuda, other.cudnn, kernels(other))
 
 
 def _version_prefix(flag: str, value: str) -> list[str]:

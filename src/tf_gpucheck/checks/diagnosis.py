@@ -365,11 +365,11 @@ def evidence_in(
     """:func:`classify_evidence` for lines the scanner has already classified."""
     found: list[Evidence] = []
     for line in classified:
-        rule = line.rule
-        if rule is None or rule.cause is None:
+        rule, cause = line.rule, line.cause
+        if rule is None or cause is None:
             continue
         if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
-            found.append(Evidence(source, line, refine(rule.cause, known, source)))
+            found.append(Evidence(source, line, refine(cause, known, source)))
     return found
 
 

@@ -57,7 +57,15 @@ class LogLine:
 
     @property
     def cause(self) -> str | None:
-        return self.rule.cause if self.rule else None
+        """The rule's cause; a missing CUDA library that is cuDNN's (``libcudnn.so.7``,
+        ``cudnn64_8.dll``) is cuDNN missing, whichever message named it."""
+        cause = self.rule.cause if self.rule else None
+        if cause == "cuda_libs_missing" and self.library and _CUDNN_LIBRARY.match(self.library):
+            return "cudnn_missing"
+        return cause
+
+
+_CUDNN_LIBRARY = re.compile(r"(?:lib)?cudnn", re.IGNORECASE)
 
 
 def _split(line: str) -> tuple[str | None, str | None, str]:
