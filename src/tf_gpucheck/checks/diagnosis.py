@@ -368,9 +368,24 @@ def evidence_in(
         rule, cause = line.rule, line.cause
         if rule is None or cause is None:
             continue
+        if rule.id == "dll_load_failed" and _msvc_era(known.tf_version):
+            if "initialization routine" not in line.text:  # that one is a CPU without AVX
+                cause = "msvc_runtime_missing"
         if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
             found.append(Evidence(source, line, refine(cause, known, source)))
     return found
+
+
+def _msvc_era(tf_version: str | None) -> bool:
+    """TensorFlow 2.1 and later on Windows: built with Visual Studio 2019, it needs the Visual C++
+    2015-2019 runtime (msvcp140_1.dll), and it loads CUDA only when asked, so a DLL its own
+    extension cannot find is that runtime (TensorFlow 2.1.0 release notes)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return tf_version is not None and Version(tf_version).release[:2] >= (2, 1)
+    except InvalidVersion:
+        return False
 
 
 def log_summary(code: str, items: Sequence[Evidence]) -> str:

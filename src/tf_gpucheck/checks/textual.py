@@ -248,6 +248,10 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
         else NvmlInfo(available=False, error="not stated in the text", gpus=gpus)
     )
     os_name = "Linux" if stated.is_wsl else (stated.os or "")
+    if not os_name and _cuda_stated(stated):
+        # CUDA facts with no OS named: the official CUDA builds are Linux's (every release
+        # since 2.1; native Windows only to 2.10, and a report from there names Windows)
+        os_name = "Linux"
     listed = [
         Distribution(name, version)
         for name, version in stated.packages
@@ -310,6 +314,18 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
             probed=False, installed=True if tf else None, version=tf, build_info=build
         ),
         frameworks=FrameworksInfo(probed=False, reason="not stated in the text"),
+    )
+
+
+def _cuda_stated(stated: textfacts.StatedFacts) -> bool:
+    """The text states a CUDA-side fact: a CUDA or cuDNN version, a driver, an NVIDIA GPU."""
+    return bool(
+        stated.cuda_version
+        or stated.cudnn_version
+        or stated.cuda_build_version
+        or stated.cudnn_build_version
+        or stated.driver_version
+        or stated.gpus
     )
 
 
