@@ -361,3 +361,20 @@ def test_a_long_job_log_that_repeats_its_lines_states_what_one_copy_states() -> 
     assert alone.tf_version == "2.10.1"
     assert late.tf_version == alone.tf_version
     assert late.line_of("tf_version") == len(fit) * repeats + (alone.line_of("tf_version") or 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "fact", "value"),
+    [
+        ("I use TF 2.1.", "tf_version", "2.1"),  # a sentence's full stop ends the version
+        ("I have CUDA 11.2.", "cuda_version", "11.2"),
+        ("Python 3.8.", "python_version", "3.8"),
+        ("tensorflow 1.14.0下默认使用cpu", "tf_version", "1.14.0"),  # CJK prose right after it
+        ("tensorflow-gpu==1.14.0下默认使用cpu", "tf_version", "1.14.0"),
+        ("tf 2.1.x is broken", "tf_version", None),  # "2.1.x" is no version
+    ],
+)
+def test_a_version_ends_where_the_prose_around_it_begins(
+    line: str, fact: str, value: str | None
+) -> None:
+    assert getattr(extract([line]), fact) == value

@@ -368,9 +368,12 @@ def evidence_in(
         rule, cause = line.rule, line.cause
         if rule is None or cause is None:
             continue
-        if rule.id == "dll_load_failed" and _msvc_era(known.tf_version):
-            if "initialization routine" not in line.text:  # that one is a CPU without AVX
-                cause = "msvc_runtime_missing"
+        if (
+            rule.id == "dll_load_failed"
+            and _msvc_era(known.tf_version)
+            and "initialization routine" not in line.text  # that one is a CPU without AVX
+        ):
+            cause = "msvc_runtime_missing"
         if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
             found.append(Evidence(source, line, refine(cause, known, source)))
     return found

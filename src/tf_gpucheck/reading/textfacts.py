@@ -108,14 +108,17 @@ _XLA_DEVICE = re.compile(
     r"StreamExecutor device \((?P<index>\d+)\): (?P<name>.+?), Compute Capability (?P<cc>\d+\.\d+)"
 )
 
+_VERSION_TAIL = r"[A-Za-z0-9.+!_-]*"
+"""What may follow a version's numbers (``rc1``, ``.dev20201108``, ``+nv23.03``): never the
+prose around it ("1.14.0下默认使用cpu")."""
 _TF_DISTS = (
     r"(?:tensorflow|tensorflow-cpu|tensorflow-gpu|tensorflow-intel|tensorflow_cpu|tensorflow_intel)"
 )
-_PIP_INSTALLED = re.compile(rf"(?:^|\s){_TF_DISTS}-(?P<v>\d+\.\d+\.\d+\S*)")
-_PIP_FREEZE = re.compile(rf"^{_TF_DISTS}==(?P<v>\d+\.\d+\.\d+\S*)\s*$")
-_PIP_LIST = re.compile(rf"^{_TF_DISTS}\s+(?P<v>\d+\.\d+\.\d+\S*)\s*$")
+_PIP_INSTALLED = re.compile(rf"(?:^|\s){_TF_DISTS}-(?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})")
+_PIP_FREEZE = re.compile(rf"^{_TF_DISTS}==(?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})\s*$")
+_PIP_LIST = re.compile(rf"^{_TF_DISTS}\s+(?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})\s*$")
 _PIP_SHOW_NAME = re.compile(rf"^Name: {_TF_DISTS}\s*$")
-_PIP_SHOW_VERSION = re.compile(r"^Version: (?P<v>\d+\.\d+\.\d+\S*)\s*$")
+_PIP_SHOW_VERSION = re.compile(rf"^Version: (?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})\s*$")
 _TF_VERSION_STATED = re.compile(
     r"^[\s*#>-]*(?i:tensorflow version)[^:\n]*:\s*"
     r"(?:(?:tensorflow|tf)(?:-gpu|-cpu)?\s*[=\s]=?\s*)?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)"
