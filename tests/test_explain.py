@@ -342,3 +342,27 @@ def test_a_conda_search_listing_is_not_what_is_installed() -> None:
     )
     result = explain(listing, load_matrix(), similar=False)
     assert not any(line.rule == "conda_tensorflow_cpu_build" for line in result.lines)
+
+
+def _first_cause(text: str) -> str | None:
+    report = explain(text, load_matrix(), similar=False).report
+    return report.causes[0].code if report.causes else None
+
+
+def test_a_dll_tensorflow_2_1_cannot_find_on_windows_is_the_visual_cpp_runtime() -> None:
+    """TF 2.1+ loads CUDA only when asked: a DLL its own extension cannot find is the Visual C++
+    2015-2019 runtime; a DLL whose initialisation failed is a CPU without AVX."""
+    missing = "ImportError: DLL load failed: The specified module could not be found."
+    assert _first_cause(f"I use TensorFlow 2.3.0 on Windows 10\n{missing}") == (
+        "msvc_runtime_missing"
+    )
+    assert _first_cause(f"I use TensorFlow 2.0.0 on Windows 10\n{missing}") == "tf_import_failed"
+    avx = "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed."
+    assert _first_cause(f"I use TensorFlow 2.3.0 on Windows 10\n{avx}") != "msvc_runtime_missing"
+
+
+def test_cuda_facts_with_no_os_named_are_judged_as_a_linux_cuda_build() -> None:
+    assert _first_cause("I installed tensorflow 2.16.1 and I have CUDA 11.8") == (
+        "cuda_libs_missing"
+    )
+    assert _first_cause("I installed tensorflow 2.16.1 and I have CUDA 12.3") is None
