@@ -357,7 +357,9 @@ def test_a_dll_tensorflow_2_1_cannot_find_on_windows_is_the_visual_cpp_runtime()
         "msvc_runtime_missing"
     )
     assert _first_cause(f"I use TensorFlow 2.0.0 on Windows 10\n{missing}") == "tf_import_failed"
-    avx = "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed."
+    avx = (
+        "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed."
+    )
     assert _first_cause(f"I use TensorFlow 2.3.0 on Windows 10\n{avx}") != "msvc_runtime_missing"
 
 

@@ -3,23 +3,38 @@
 Each command turns its flags into domain objects through the domain's own parsers, calls the
 library, and picks a renderer; commands import their domain code inside the function, so that
 ``gpucheck --help`` stays fast and never imports TensorFlow or NVML. The commands are
-registered here, in the order ``gpucheck --help`` lists them.
+registered in :mod:`._commands`, on first use: the top-level ``gpucheck --help`` is printed by
+:mod:`._help` without them.
 """
 
-from tf_gpucheck.cli import bench, detect, doctor, explain, fix, fleet, lint, matrix, memory
-from tf_gpucheck.cli._app import CliEnvironment, app, main, run
+from __future__ import annotations
 
-app.command(short_help="What is here: driver, GPUs, CUDA libraries, TensorFlow.")(detect.detect)
-app.command(short_help="Every check, one verdict, the first thing to fix.")(doctor.doctor)
-app.command(short_help="Apply doctor's package fixes: plan, proof, journal, undo.")(fix.fix)
-app.command(short_help="Explain a log or a pasted report: causes and fixes.")(explain.explain)
-app.command(short_help="Many nodes at once: verdicts, causes, the odd ones out.")(fleet.fleet)
-app.command(short_help="Check Dockerfiles, Compose files and Kubernetes manifests.")(lint.lint)
-app.command(short_help="The TensorFlow/CUDA/cuDNN/driver table; --recommend.")(matrix.matrix)
-app.command("configure-memory", short_help="GPU memory growth, limits, virtual GPUs.")(
-    memory.configure_memory
-)
-app.command("benchmark", short_help="CPU vs GPU Keras training speed.")(bench.benchmark)
-app.command("bench", help="Alias of `gpucheck benchmark`.")(bench.benchmark)
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tf_gpucheck.cli._app import CliEnvironment, app, main
+
+
+def run() -> None:
+    """Console-script entry point."""
+    from tf_gpucheck.cli import _help
+
+    if _help.asks_for_top_help(sys.argv[1:]):
+        sys.stdout.write(_help.top_help())
+        sys.stdout.flush()
+        sys.exit(0)
+    from tf_gpucheck.cli._commands import main
+
+    sys.exit(main())
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("CliEnvironment", "app", "main"):
+        from tf_gpucheck.cli import _commands
+
+        return getattr(_commands, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["CliEnvironment", "app", "main", "run"]

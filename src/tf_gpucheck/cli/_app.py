@@ -11,16 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tf_gpucheck.__about__ import __version__
+from tf_gpucheck.cli._help import EXIT_CODES_HELP, HELP, VERSION_HELP
 from tf_gpucheck.errors import ExitCode, GpucheckError
 
 if TYPE_CHECKING:
     from tf_gpucheck.probes import Probes
     from tf_gpucheck.target import Target
-
-EXIT_CODES_HELP = (
-    "Exit codes: 0 ok; 1 a check failed or no usable GPU; 2 bad usage or input; "
-    "130 interrupted (Ctrl-C)."
-)
 
 
 @dataclass
@@ -38,7 +34,7 @@ def _live_probes(target: Target) -> Probes:
 
 app = typer.Typer(
     name="gpucheck",
-    help="Does TensorFlow see your NVIDIA GPU? If not: why, and the exact fix.",
+    help=HELP,
     epilog=EXIT_CODES_HELP,
     no_args_is_help=True,
     add_completion=True,
@@ -62,7 +58,7 @@ def _root(
         bool,
         typer.Option(
             "--version",
-            help="Print gpucheck's version and exit.",
+            help=VERSION_HELP,
             callback=_version_callback,
             is_eager=True,
         ),
