@@ -30,17 +30,11 @@ from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
 # --- the layers ----------------------------------------------------------------------------
 
 _LAYERS: tuple[tuple[str, ...], ...] = (
-    ("macos_no_cuda", "windows_native_unsupported", "platform_unknown"),
+    ("platform_unknown",),
     ("python_unusable", "python_unsupported", "interpreter_mismatch"),
     # the user's own import: a file of theirs, or another environment's packages
     ("module_shadowed", "pythonpath_foreign", "kernel_restart_needed", "kernel_pip_elsewhere"),
-    (
-        "install_resolution_failed",
-        "tf_not_installed",
-        "multiple_tf_distributions",
-        "tf_cpu_only_build",
-        "tensorflow_gpu_deprecated",
-    ),
+    ("install_resolution_failed", "tf_not_installed"),
     (
         "cpu_unsupported",
         "msvc_runtime_missing",
@@ -50,6 +44,10 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "tf_install_broken",
         "library_crashes_loader",
     ),
+    # a platform without CUDA: TensorFlow runs there on the CPU, so what stops it from
+    # installing or importing at all comes first; which TensorFlow build to install, after
+    ("macos_no_cuda", "windows_native_unsupported"),
+    ("multiple_tf_distributions", "tf_cpu_only_build", "tensorflow_gpu_deprecated"),
     # where it runs: a container, pod, job or notebook started without a GPU hides it from the
     # driver and everything above it (below Python and the install, which fail on a CPU too)
     (
