@@ -64,9 +64,10 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "nvml_driver_mismatch",
         "nvml_error",
         "no_nvidia_gpu",
-        "cuda_init_failed",
         "driver_too_old",
     ),
+    # CUDA would not start: what is wrong with the driver beneath it, where seen, says why
+    ("cuda_init_failed",),
     ("gpu_hidden_by_env",),
     (
         "cuda_libs_missing",
