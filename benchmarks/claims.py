@@ -1509,14 +1509,16 @@ def _went_down(
     cwd: Path,
     before: Mapping[str, str],
 ) -> list[str]:
-    """The versions the user asked for that the fix lowered (from what was there before it)."""
+    """The versions the user asked for that the fix lowered (from what was there before it),
+    below the version the user chose: what another environment lent through ``PYTHONPATH`` may
+    be newer than the user's own choice, and the user's choice is no loss."""
     after = _versions(target, env, cwd)
     out = []
-    for name in sorted(built.explicit):
+    for name, chosen in sorted(built.explicit.items()):
         key = canonicalize_name(name)
         was, now = before.get(key), after.get(key)
         try:
-            if was and now and Version(now) < Version(was):
+            if was and now and Version(now) < Version(was) and Version(now) < Version(chosen):
                 out.append(f"{name} {was} -> {now}")
         except InvalidVersion:
             continue
