@@ -411,3 +411,23 @@ def test_a_version_a_later_recipe_step_moved_is_not_the_fixs_doing(tmp_path: Pat
     install_fake(site, "tensorflow", "2.16.2")
     lowered = claims._went_down(built, str(python), env, tmp_path, before)
     assert lowered == ["tensorflow 2.17.1 -> 2.16.2"]
+
+
+def test_the_users_own_choice_back_in_view_is_no_loss(tmp_path: Path) -> None:
+    """The user installed protobuf 3.20.3 in their environment; PYTHONPATH lent another
+    environment's 7.36.2 over it. The fix (unset PYTHONPATH) shows their own 3.20.3 again: it
+    took nothing down that they chose."""
+    from tests.test_target import make_venv, site_packages
+    from tests.test_user_import import install_fake
+
+    python = make_venv(tmp_path / "env")
+    install_fake(site_packages(python), "protobuf", "3.20.3")
+    other = tmp_path / "other-site"
+    other.mkdir()
+    install_fake(other, "protobuf", "7.36.2")
+    built = type("Built", (), {"explicit": {"protobuf": "3.20.3"}})()
+    lent = {**os.environ, "PYTHONPATH": str(other)}
+    before = claims._versions(str(python), lent, tmp_path)
+    assert before["protobuf"] == "7.36.2"
+    plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    assert claims._went_down(built, str(python), plain, tmp_path, before) == []
