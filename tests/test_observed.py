@@ -354,3 +354,37 @@ def test_pip_config_debug_is_read_in_pips_own_order() -> None:
     assert read_config_debug(listing.replace("env_var:\n", "env_var:\n  PIP_NO_INDEX='1'\n")) == (
         "PIP_NO_INDEX=1"
     )
+
+
+def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Path) -> None:
+    """A uv environment whose user has UV_OFFLINE=1: uv's own resolved settings (`uv pip
+    install --show-settings`) say it is offline; each printed `uv pip install` carries
+    UV_OFFLINE=0, which the real uv takes as going online for that install."""
+    from tf_gpucheck.installer.operations import read_command
+    from tf_gpucheck.installer.proof import prove
+
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is not installed (the test extra installs it)")
+    venv = tmp_path / "uvenv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, UV_OFFLINE="1")
+    fix = data["first_fix"]["fix"]
+    assert fix.startswith(f"UV_OFFLINE=0 uv pip install --python {python} "), fix
+    assert "your uv is set not to use the package index (UV_OFFLINE=1)" in fix, fix
+
+    # uv's own answer against an index that is not there: offline, it does not even try
+    environ = {**os.environ, "UV_OFFLINE": "1", "UV_INDEX_URL": "http://127.0.0.1:9/simple"}
+    environ["UV_CACHE_DIR"] = str(tmp_path / "uv-cache")
+    plain, _, _ = read_command(f'uv pip install --python {python} "tiny-pkg==1.0"')
+    lifted, _, why = read_command(f'UV_OFFLINE=0 uv pip install --python {python} "tiny-pkg==1.0"')
+    assert not why
+    assert lifted[0].environ == (("UV_OFFLINE", "0"),)
+    offline = prove(plain[0], str(python), {}, None, 60, environ=environ, cwd=str(tmp_path))
+    online = prove(lifted[0], str(python), {}, None, 60, environ=environ, cwd=str(tmp_path))
+    assert offline.status != "proven", offline
+    assert online.status != "proven", online
+    assert "offline" in offline.reason.lower() or "disabled" in offline.reason.lower(), offline
+    assert "offline" not in online.reason.lower(), online
+    assert "disabled" not in online.reason.lower(), online

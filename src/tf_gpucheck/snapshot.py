@@ -167,9 +167,10 @@ class InstallerInfo:
     error: str | None = None
     """Why it was not asked."""
     no_index: str | None = None
-    """Where the target's pip is set not to use any package index (``PIP_NO_INDEX=1``, or
-    ``no-index = true in FILE``), as pip's own ``pip config debug`` lists its settings;
-    ``None``: not set, or not asked."""
+    """Where the target's installer is set not to reach any package index (pip: ``PIP_NO_INDEX=1``
+    or ``no-index = true in FILE``, as ``pip config debug`` lists its settings; uv:
+    ``UV_OFFLINE=1``, ``offline`` or ``no-index`` in its settings); ``None``: not set, or not
+    asked."""
 
 
 @dataclass(frozen=True)

@@ -115,36 +115,45 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
 
 
 NO_INDEX_OFF = "PIP_NO_INDEX=0 "
-_NO_INDEX_SAID = "your pip is set not to use the package index"
+OFFLINE_OFF = "UV_OFFLINE=0 "
+_NO_INDEX_SAID = "is set not to use the package index"
 _ANY_INSTALL = re.compile(r"(?<![\w./\\-])pip install\b")
 """``pip install`` as any installer runs it: ``pip``, ``-m pip``, ``%pip``, ``uv pip``."""
 
 
 def with_index(command: str, snapshot: Snapshot) -> str:
-    """Each ``pip install`` part of ``command`` (not uv's, not a notebook's ``%pip``) run with
-    ``PIP_NO_INDEX=0`` where the target's pip is set not to use the index, with where it is set
-    said on the line. Idempotent."""
+    """Each install part of ``command`` run with the variable that lifts the installer's
+    observed "no index" setting for that install alone (pip: ``PIP_NO_INDEX=0``, read after
+    every config file; uv: ``UV_OFFLINE=0``), where it is set, with where it is set said on the
+    line. A setting no variable lifts (uv's ``no-index``) is said, not lifted. Idempotent."""
     installer = snapshot.installer
     setting = installer.no_index if installer is not None else None
     if not setting or _NO_INDEX_SAID in command or not _ANY_INSTALL.search(command):
         return command
     from tf_gpucheck.installer.operations import split_comment
 
+    uv = installer is not None and installer.tool == "uv"
     code, hash_, note = split_comment(command)
     parts = code.split(" && ")
+    name = "uv" if uv else "pip"
     if snapshot.system.os == "Windows":
-        how = "set PIP_NO_INDEX=0 in this shell first"
+        how = f"set {'UV_OFFLINE' if uv else 'PIP_NO_INDEX'}=0 in this shell first"
     elif any(part.lstrip().startswith("%pip") for part in parts):
         how = "run %env PIP_NO_INDEX=0 in the notebook first"
+    elif uv and "offline" not in setting.lower():
+        how = "no variable lifts it: take it out of uv's settings for this install"
     else:
+        lift = OFFLINE_OFF if uv else NO_INDEX_OFF
         parts = [
-            NO_INDEX_OFF + part if _INSTALL.search(part) and not part.startswith("uv ") else part
+            lift + part
+            if _ANY_INSTALL.search(part) and part.startswith("uv ") == uv and "%pip" not in part
+            else part
             for part in parts
         ]
-        if not any(part.startswith(NO_INDEX_OFF) for part in parts):
+        if not any(part.startswith(lift) for part in parts):
             return command
-        how = "PIP_NO_INDEX=0 before an install lifts it for that install only"
-    why = f"{_NO_INDEX_SAID} ({setting}): {how}"
+        how = f"{lift.strip()} before an install lifts it for that install only"
+    why = f"your {name} {_NO_INDEX_SAID} ({setting}): {how}"
     note = note.strip()
     return " && ".join(parts) + "  # " + (f"{note}; {why}" if hash_ and note else why)
 

@@ -15,8 +15,9 @@ target's interpreter, the user's variables, config files and folder):
 - its **check** (``pip check``, ``uv pip check``): every requirement an installed distribution
   declares and the environment does not meet, as the installer states it;
 - its **index setting** (pip: ``pip config debug``, every variable and file it reads, in its own
-  order): a ``no-index`` there makes every install from the package index fail ("from versions:
-  none"), however right the requirement.
+  order; uv: ``--show-settings``, its own resolved settings): a ``no-index`` (uv: ``offline``)
+  there makes every install from the package index fail ("from versions: none"), however right
+  the requirement.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def probe_installer(
         index = (
             pool.submit(no_index_setting, python, environ, cwd, timeout_s)
             if tool == "pip"
-            else None
+            else pool.submit(uv_offline_setting, uv or "uv", python, environ, cwd, timeout_s)
         )
         policy = tuple(a.result() for a in answers)
         if tool == "pip" and policy and policy[0].accepts is False:
@@ -99,7 +100,7 @@ def probe_installer(
             policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
         check, check_by = checked.result()
         path_pip_location = located.result() if located else None
-        no_index = index.result() if index else None
+        no_index = index.result()
     return InstallerInfo(
         tool=tool,
         version=version,
@@ -142,6 +143,35 @@ def no_index_setting(
         on = variable is not None and variable.strip().lower() in _TRUE
         return f"PIP_NO_INDEX={variable}" if on else None
     return read_config_debug(text)
+
+
+def uv_offline_setting(
+    uv: str, python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
+) -> str | None:
+    """Where uv is set not to reach the package index (``UV_OFFLINE=1``, ``offline`` or
+    ``no-index`` in its configuration), from uv's own resolved settings (``uv pip install
+    --show-settings``, which prints them and installs nothing), run in the user's setting;
+    ``None``: it is not, or uv could not say (then only the variable)."""
+    variable = environ.get("UV_OFFLINE")
+    set_by_variable = variable is not None and variable.strip().lower() in _TRUE
+    try:
+        result = run_child(
+            [uv, "pip", "install", "--show-settings", "--python", python, PROBE_REQUIREMENT],
+            timeout_s=timeout_s,
+            env=dict(environ),
+            cwd=_folder(cwd),
+            background=True,
+        )
+        text = result.stdout if result.returncode == 0 and not result.timed_out else ""
+    except OSError:
+        text = ""
+    if not text:
+        return f"UV_OFFLINE={variable}" if set_by_variable else None
+    if re.search(r"\bconnectivity: Offline\b", text):
+        return f"UV_OFFLINE={variable}" if set_by_variable else "offline = true in uv's settings"
+    if re.search(r"\bno_index: true\b", text):
+        return "no-index = true in uv's settings"
+    return None
 
 
 def read_config_debug(text: str) -> str | None:
