@@ -105,9 +105,12 @@ def run_child(
 
 def _lower_priority(pid: int) -> None:
     """Lower a started child's CPU priority from the parent (``preexec_fn`` is not safe beside
-    threads, and the fixes' dry runs start from a thread pool); children it starts inherit it."""
+    threads, and the fixes' dry runs start from a thread pool); children it starts inherit it.
+    Ten steps below gpucheck's own niceness (a job already running niced stays above its
+    children), never above 19."""
     with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, pid, 10)
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, pid, min(own + 10, 19))
 
 
 def _finish(
