@@ -321,11 +321,11 @@ def test_uv_venv_without_pip(run_cli: Any, state: Path) -> None:
 def test_unprovable_plan_changes_nothing(run_cli: Any, state: Path, monkeypatch: Any) -> None:
     python = numpy2_venv(state / "venv")
     before = versions(python)
-    # no index reachable
+    # no index reachable: no config file of this machine's, one index that does not answer
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
-    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
-    monkeypatch.setenv("PIP_FIND_LINKS", "")
-    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    for name in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
+        monkeypatch.delenv(name, raising=False)
     code, done = fix(run_cli, python, "--yes")
     assert code == 1
     assert done["steps"][0]["proven"] is False

@@ -298,7 +298,8 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
     config = home / ".config" / "pip" / "pip.conf"
     config.parent.mkdir(parents=True)
     config.write_text("[global]\nno-index = true\n")
-    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(home))
+    # no find-links either (pip skips an empty variable): nothing local could satisfy an install
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(home), PIP_FIND_LINKS="")
     installs = [f["fix"] for f in data["findings"] if f["fix"] and "pip install" in f["fix"]]
     assert installs, data["findings"]
     for fix in installs:
@@ -388,3 +389,19 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
     assert "offline" in offline.reason.lower() or "disabled" in offline.reason.lower(), offline
     assert "offline" not in online.reason.lower(), online
     assert "disabled" not in online.reason.lower(), online
+
+
+def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) -> None:
+    """no-index beside a find-links folder is a wheelhouse the user chose (an offline machine):
+    the install is printed as it is, the setting and how to lift it said on the line."""
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
+                  PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))  # fmt: skip
+    fix = data["first_fix"]["fix"]
+    assert "PIP_NO_INDEX=0 " not in fix.split("  #")[0], fix
+    assert f"(PIP_NO_INDEX=1): it looks only in {wheels}" in fix, fix

@@ -171,6 +171,9 @@ class InstallerInfo:
     or ``no-index = true in FILE``, as ``pip config debug`` lists its settings; uv:
     ``UV_OFFLINE=1``, ``offline`` or ``no-index`` in its settings); ``None``: not set, or not
     asked."""
+    find_links: tuple[str, ...] = ()
+    """Where pip looks for packages besides an index (its ``find-links`` setting, as ``pip
+    config debug`` lists it): with ``no-index``, the only place it looks."""
 
 
 @dataclass(frozen=True)

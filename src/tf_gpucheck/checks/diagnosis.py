@@ -34,7 +34,13 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("python_unusable", "python_unsupported", "interpreter_mismatch"),
     # the user's own import: a file of theirs, or another environment's packages
     ("module_shadowed", "pythonpath_foreign", "kernel_restart_needed", "kernel_pip_elsewhere"),
-    ("install_resolution_failed", "tf_not_installed"),
+    (
+        "install_resolution_failed",
+        "tf_not_installed",
+        "multiple_tf_distributions",
+        "tf_cpu_only_build",
+        "tensorflow_gpu_deprecated",
+    ),
     (
         "cpu_unsupported",
         "msvc_runtime_missing",
@@ -45,9 +51,8 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
         "library_crashes_loader",
     ),
     # a platform without CUDA: TensorFlow runs there on the CPU, so what stops it from
-    # installing or importing at all comes first; which TensorFlow build to install, after
+    # installing or importing at all comes first (the installed build's fix is platform-aware)
     ("macos_no_cuda", "windows_native_unsupported"),
-    ("multiple_tf_distributions", "tf_cpu_only_build", "tensorflow_gpu_deprecated"),
     # where it runs: a container, pod, job or notebook started without a GPU hides it from the
     # driver and everything above it (below Python and the install, which fail on a CPU too)
     (

@@ -125,7 +125,9 @@ def with_index(command: str, snapshot: Snapshot) -> str:
     """Each install part of ``command`` run with the variable that lifts the installer's
     observed "no index" setting for that install alone (pip: ``PIP_NO_INDEX=0``, read after
     every config file; uv: ``UV_OFFLINE=0``), where it is set, with where it is set said on the
-    line. A setting no variable lifts (uv's ``no-index``) is said, not lifted. Idempotent."""
+    line. A setting no variable lifts (uv's ``no-index``) is said, not lifted; so is pip's
+    ``no-index`` beside a ``find-links`` of the user's own (a wheelhouse comes first: how to
+    lift it is said). Idempotent."""
     installer = snapshot.installer
     setting = installer.no_index if installer is not None else None
     if not setting or _NO_INDEX_SAID in command or not _ANY_INSTALL.search(command):
@@ -142,6 +144,13 @@ def with_index(command: str, snapshot: Snapshot) -> str:
         how = "run %env PIP_NO_INDEX=0 in the notebook first"
     elif uv and "offline" not in setting.lower():
         how = "no variable lifts it: take it out of uv's settings for this install"
+    elif not uv and installer is not None and installer.find_links:
+        # a wheelhouse of the user's own (an offline machine, pinned wheels): theirs first
+        where = " ".join(installer.find_links)
+        how = (
+            f"it looks only in {where}; where the install is not there, "
+            f"{NO_INDEX_OFF.strip()} before it lifts that for that install"
+        )
     else:
         lift = OFFLINE_OFF if uv else NO_INDEX_OFF
         parts = [

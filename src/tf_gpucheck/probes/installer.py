@@ -100,7 +100,8 @@ def probe_installer(
             policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
         check, check_by = checked.result()
         path_pip_location = located.result() if located else None
-        no_index = index.result()
+        answer = index.result()
+        no_index, find_links = answer if isinstance(answer, tuple) else (answer, ())
     return InstallerInfo(
         tool=tool,
         version=version,
@@ -110,6 +111,7 @@ def probe_installer(
         check=check,
         check_by=check_by,
         no_index=no_index,
+        find_links=find_links,
     )
 
 
@@ -123,11 +125,11 @@ _TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
 
 def no_index_setting(
     python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
-) -> str | None:
+) -> tuple[str | None, tuple[str, ...]]:
     """Where the target's pip is set to ``no-index`` (``PIP_NO_INDEX=1``, ``no-index = true in
-    FILE``), from ``pip config debug`` run in the user's setting; ``None``: it is not, or pip
-    could not say (a pip older than 20 has no ``config debug``: then only the variable)."""
-    variable = environ.get("PIP_NO_INDEX")
+    FILE``; ``None``: it is not) and the ``find-links`` it then looks in, from ``pip config
+    debug`` run in the user's setting (a pip older than 20 has no ``config debug``: then only
+    the variables)."""
     try:
         result = run_child(
             [python, "-m", "pip", "config", "debug"],
@@ -140,9 +142,11 @@ def no_index_setting(
     except OSError:
         text = ""
     if not text:
+        variable = environ.get("PIP_NO_INDEX")
         on = variable is not None and variable.strip().lower() in _TRUE
-        return f"PIP_NO_INDEX={variable}" if on else None
-    return read_config_debug(text)
+        links = tuple((environ.get("PIP_FIND_LINKS") or "").split())
+        return (f"PIP_NO_INDEX={variable}" if on else None), links
+    return read_config_debug(text), read_find_links(text)
 
 
 def uv_offline_setting(
@@ -175,9 +179,30 @@ def uv_offline_setting(
 
 
 def read_config_debug(text: str) -> str | None:
-    """``no-index`` as pip would take it for ``install``, from ``pip config debug``'s listing
-    (pip's commands/configuration.py: ``env_var:`` then ``  PIP_X='v'``; each file variant, then
-    ``  FILE, exists: True`` and ``    section.key: value``)."""
+    """``no-index`` as pip would take it for ``install``, from ``pip config debug``'s listing:
+    ``PIP_NO_INDEX=1`` or ``no-index = true in FILE``; ``None``: off."""
+    found = _effective(text, "no-index")
+    if found is None:
+        return None
+    value, source = found
+    if value.lower() not in _TRUE:
+        return None
+    return f"{source}={value}" if source.startswith("PIP_") else f"no-index = {value} in {source}"
+
+
+def read_find_links(text: str) -> tuple[str, ...]:
+    """The ``find-links`` pip would look in for ``install`` (space-separated, as pip splits it)."""
+    found = _effective(text, "find-links")
+    return tuple(found[0].split()) if found else ()
+
+
+def _effective(text: str, key: str) -> tuple[str, str] | None:
+    """(value, where) of one option for ``install``, from ``pip config debug``'s listing (pip's
+    commands/configuration.py: ``env_var:`` then ``  PIP_X='v'``; each file variant, then
+    ``  FILE, exists: True`` and ``    section.key: value``): a variable over every file, a
+    later file over an earlier one, ``[install]`` over ``[global]``. pip skips an empty
+    variable."""
+    variable_name = "PIP_" + key.upper().replace("-", "_")
     merged: dict[str, tuple[str, str]] = {}
     by_variant: dict[str, list[tuple[str, str, str]]] = {}
     variable: str | None = None
@@ -189,23 +214,22 @@ def read_config_debug(text: str) -> str | None:
         stripped = line.strip()
         if variant == "env_var":
             name, _, value = stripped.partition("=")
-            if name == "PIP_NO_INDEX":
+            if name == variable_name:
                 variable = value.strip().strip("'\"")
             continue
         if line.startswith("    ") and source:
-            key, _, value = stripped.partition(": ")
-            by_variant.setdefault(variant, []).append((key.replace("_", "-"), value, source))
+            option, _, value = stripped.partition(": ")
+            by_variant.setdefault(variant, []).append((option.replace("_", "-"), value, source))
         elif line.startswith("  ") and ", exists: " in stripped:
             source = stripped.rsplit(", exists: ", 1)[0]
     for name in _CONFIG_ORDER:
-        for key, value, source in by_variant.get(name, []):
-            merged[key] = (value, source)
-    if variable is not None:
-        return f"PIP_NO_INDEX={variable}" if variable.lower() in _TRUE else None
-    for key in ("install.no-index", "global.no-index"):
-        if key in merged:
-            value, source = merged[key]
-            return f"no-index = {value} in {source}" if value.lower() in _TRUE else None
+        for option, value, source in by_variant.get(name, []):
+            merged[option] = (value, source)
+    if variable:
+        return variable, variable_name
+    for option in (f"install.{key}", f"global.{key}"):
+        if option in merged:
+            return merged[option]
     return None
 
 
