@@ -405,3 +405,30 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     fix = data["first_fix"]["fix"]
     assert "PIP_NO_INDEX=0 " not in fix.split("  #")[0], fix
     assert f"(PIP_NO_INDEX=1): it looks only in {wheels}" in fix, fix
+
+
+def test_a_dry_run_stopped_at_the_deadline_leaves_nothing_in_tmp(tmp_path: Path) -> None:
+    """pip unpacks what it downloads into pip-unpack-* under TMPDIR, and a dry run stopped at
+    the proof's deadline cannot clean up: the proof gives pip a TMPDIR of its own and removes it.
+    Here an installer that writes there and never answers stands in for a stalled download."""
+    from tf_gpucheck.installer.operations import read_command
+    from tf_gpucheck.installer.proof import prove
+
+    seen = tmp_path / "tmpdir-seen"
+    stalled = tmp_path / "stalled-python"
+    stalled.write_text(
+        "#!/bin/bash\n"
+        f'echo "$TMPDIR" > "{seen}"\n'
+        'mkdir -p "$TMPDIR/pip-unpack-stalled" && head -c 100000 /dev/zero '
+        '> "$TMPDIR/pip-unpack-stalled/part.whl"\n'
+        "exec sleep 60\n"
+    )
+    stalled.chmod(0o755)
+    operations, _, why = read_command(f'{stalled} -m pip install "tiny-pkg==1.0"')
+    assert not why
+    proof = prove(operations[0], str(stalled), {}, "25.2", 3, environ=dict(os.environ))
+    assert proof.status == "not_proven", proof  # no answer is no refusal
+    assert "had not answered in 3 s" in proof.reason
+    used = Path(seen.read_text().strip())
+    assert used.name.startswith("gpucheck-fix-"), used
+    assert not used.exists()  # the partial download went with it

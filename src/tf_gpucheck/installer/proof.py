@@ -9,6 +9,7 @@ installer's own line; one that could not be asked (no index, an old pip) is **no
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -20,7 +21,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck._process import run_child
+from tf_gpucheck._process import ChildResult, run_child
 from tf_gpucheck.installer.operations import Operation
 
 REPORT_PIP = Version("22.2")
@@ -84,7 +85,9 @@ def prove(
             background=True,
         )
         if result.returncode != 0:
-            return _failed(result.stderr or result.stdout, "uv --dry-run")
+            return _unanswered(result, timeout_s, "uv --dry-run") or _failed(
+                result.stderr or result.stdout, "uv --dry-run"
+            )
         picked, dropped = _uv_dry_run(result.stderr + result.stdout)
     else:
         if pip is None:
@@ -99,14 +102,20 @@ def prove(
             )
         with tempfile.TemporaryDirectory(prefix="gpucheck-fix-") as tmp:
             report_path = Path(tmp) / "report.json"
+            # pip's own temporary files (a wheel it downloads to read, pip-unpack-*) go in here
+            # too: a dry run stopped at the proof's deadline leaves nothing behind in /tmp
+            env = dict(operation.environment(environ) or os.environ)
+            env["TMPDIR"] = tmp
             result = run_child(
                 [*operation.argv(python), "--dry-run", "--quiet", "--no-input", "--retries", "1",
                  "--report", str(report_path)],
-                timeout_s=timeout_s, env=operation.environment(environ), cwd=cwd,
-                background=True,
+                timeout_s=timeout_s, env=env, cwd=cwd, background=True,
             )  # fmt: skip
             if result.returncode != 0:
-                return _failed(result.stderr or result.stdout, f"pip {pip} --dry-run")
+                by = f"pip {pip} --dry-run"
+                return _unanswered(result, timeout_s, by) or _failed(
+                    result.stderr or result.stdout, by
+                )
             try:
                 report = json.loads(report_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
@@ -203,6 +212,18 @@ LOCAL_TROUBLE = (
 )
 """Lines that say the installer could not run on this machine (not an answer about the command:
 the same command may be accepted once the machine is in order)."""
+
+
+def _unanswered(result: ChildResult, timeout_s: float, by: str) -> Proof | None:
+    """A dry run that did not finish (it ran past its time, or was stopped): no answer about
+    the command."""
+    if result.timed_out:
+        return Proof(
+            "not_proven", reason=f"the installer had not answered in {timeout_s:.0f} s", by=by
+        )
+    if result.returncode is not None and result.returncode < 0:
+        return Proof("not_proven", reason="the installer was stopped before it answered", by=by)
+    return None
 
 
 def _failed(text: str, by: str) -> Proof:
