@@ -432,3 +432,24 @@ def test_a_dry_run_stopped_at_the_deadline_leaves_nothing_in_tmp(tmp_path: Path)
     used = Path(seen.read_text().strip())
     assert used.name.startswith("gpucheck-fix-"), used
     assert not used.exists()  # the partial download went with it
+
+
+def test_every_file_of_the_users_own_that_hides_a_package_is_renamed_by_one_fix(
+    tmp_path: Path,
+) -> None:
+    """A tensorflow.py and a keras/ folder in the user's folder: one fix renames both (fixing
+    one at a time left the next one for another run), and afterwards nothing is shadowed."""
+    python = venv_with_pip(tmp_path / "venv")
+    work = tmp_path / "work"
+    (work / "keras").mkdir(parents=True)
+    (work / "keras" / "__init__.py").write_text("")
+    (work / "tensorflow.py").write_text("")
+    data = doctor(python, "--proof-budget", "0", cwd=work)
+    shadowed = [f for f in data["findings"] if f["cause"] == "module_shadowed"]
+    assert shadowed, data["findings"]
+    fix = shadowed[0]["fix"]
+    assert f"mv {work / 'tensorflow.py'} {work / 'tensorflow_renamed.py'}" in fix, fix
+    assert f"mv {work / 'keras'} {work / 'keras_renamed'}" in fix, fix
+    subprocess.run(fix.split("  #")[0], shell=True, check=True, cwd=work)
+    again = doctor(python, "--proof-budget", "0", cwd=work)
+    assert not [f for f in again["findings"] if f["cause"] == "module_shadowed"], again

@@ -110,6 +110,39 @@ def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str
     return f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}  # without {entry}"
 
 
+def _rename(path: str) -> str:
+    renamed = f"{path.removesuffix('.py')}_renamed{'.py' if path.endswith('.py') else ''}"
+    return f"mv {path} {renamed}"
+
+
+def _named_like(path: str, name: str) -> str:
+    return f"a script named {name}.py" if path.endswith(".py") else f"a folder named {name}"
+
+
+def _every_shadow(
+    first: ModuleOrigin, imports: ImportsInfo, summary: str, fix: str
+) -> tuple[str, str]:
+    """One fix for every file or folder of the user's own that hides a package (a folder's
+    ``keras/`` beside a ``tensorflow.py``): fixing one at a time leaves the next one found."""
+    others = [
+        m
+        for m in imports.modules
+        if m is not first
+        and m.origin is not None
+        and (found := _shadow(m, imports)) is not None
+        and found[0] == "module_shadowed"
+    ]
+    if not others:
+        return summary, fix
+    paths = [_folder(m.origin or "") for m in (first, *others)]
+    names = ", ".join(m.name for m in others)
+    return (
+        f"{summary} (and {names}, the same way)",
+        " && ".join(_rename(path) for path in paths)
+        + "  # rename them (files or folders of your own named like the packages hide them)",
+    )
+
+
 def _shadow(module: ModuleOrigin, imports: ImportsInfo) -> tuple[str, str, str, str] | None:
     """(cause, summary, fix, status) when the user's ``import`` gets something else than the
     environment's own package, as observed by the target's import system in the user's folder."""
@@ -118,10 +151,7 @@ def _shadow(module: ModuleOrigin, imports: ImportsInfo) -> tuple[str, str, str, 
     path = _folder(module.origin)
     if module.distribution is False and module.where in ("cwd", "pythonpath", "other"):
         where = _WHAT_PUT_IT_THERE.get(module.where or "other", "a folder on sys.path")
-        renamed = f"{path.removesuffix('.py')}_renamed{'.py' if path.endswith('.py') else ''}"
-        fix = (
-            f"mv {path} {renamed}  # rename it (a script named {module.name}.py hides the package)"
-        )
+        fix = f"{_rename(path)}  # rename it ({_named_like(path, module.name)} hides the package)"
         if module.clean_origin is None:
             return (
                 "module_shadowed",
@@ -166,6 +196,8 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
         found = _shadow(module, imports)
         if found:
             cause, summary, fix, status = found
+            if cause == "module_shadowed":
+                summary, fix = _every_shadow(module, imports, summary, fix)
             details = (
                 f"from {imports.cwd or 'your folder'}: {module.origin} ({_through(module)})\n"
                 f"the environment's own: {module.clean_origin or 'not installed'}"
@@ -615,6 +647,22 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
     return ok("tf_install", f"{listing}")
 
 
+def _no_cuda_build_here(snapshot: Snapshot) -> bool:
+    """No TensorFlow release has a CUDA build for this platform: macOS, and native Windows from
+    2.11 (tensorflow.org/install/pip: "TensorFlow 2.10 was the last TensorFlow release that
+    supported GPU on native Windows")."""
+    system = snapshot.system
+    if system.os == "Darwin":
+        return True
+    if system.os != "Windows" or system.is_wsl:
+        return False
+    version = facts.tf_version(snapshot)
+    try:
+        return version is not None and Version(version).release[:2] >= (2, 11)
+    except InvalidVersion:
+        return False
+
+
 def _merged_into_tensorflow(version: str) -> bool:
     """From 2.1 the plain ``tensorflow`` package is the GPU build and ``tensorflow-gpu`` only an
     alias of it (later an empty package); up to 2.0 ``tensorflow-gpu`` was the GPU build itself
@@ -714,6 +762,13 @@ def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
             fix=_uninstall_and_install(
                 snapshot, matrix, [d.name for d in commands.main_distributions(snapshot)]
             ),
+        )
+    if not cuda_build and _no_cuda_build_here(snapshot):
+        # the platform's own check says why: no build of this release for this OS has CUDA
+        return info(
+            "tf_build",
+            "this TensorFlow is a CPU-only build, the only kind there is for this platform",
+            f"Installed: {', '.join(d.name + ' ' + d.version for d in snapshot.packages.tensorflow)}",
         )
     if not cuda_build:
         return fail(
