@@ -160,3 +160,14 @@ def test_doctor_log_shows_the_matches_beside_the_verdict(run_cli: Any, tmp_path:
     assert "**Similar solved reports**" in markdown
     # without a log of the user's own program there is nothing to compare
     assert run_cli(["doctor", "--json"], probes).json()["similar"] == []
+
+
+def test_the_shipped_tokens_are_the_reports_tokens_read_now() -> None:
+    """knowledge/reports/tokens.json (read instead of every report on each run) holds what
+    reading the reports now gives; after a change to a report, a rule or the reading code, run
+    `python scripts/similar_tokens.py`."""
+    from tf_gpucheck import similar as solved
+
+    shipped = solved.shipped_tokens()
+    assert shipped, "tokens.json is missing or stale: python scripts/similar_tokens.py"
+    assert shipped == solved.fresh_tokens()

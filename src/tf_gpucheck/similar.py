@@ -276,9 +276,16 @@ def text_tokens(text: str) -> list[str]:
 class Index:
     """Okapi BM25 over the reports' tokens (title and text)."""
 
-    def __init__(self, reports: Sequence[SolvedReport]) -> None:
+    def __init__(
+        self, reports: Sequence[SolvedReport], known: dict[str, list[str]] | None = None
+    ) -> None:
+        """``known``: tokens already read, by URL (:func:`shipped_tokens`)."""
         self.reports = tuple(reports)
-        self.docs = [Counter(text_tokens(r.title + "\n" + r.text)) for r in self.reports]
+        known = known or {}
+        self.docs = [
+            Counter(known[r.url] if r.url in known else text_tokens(r.title + "\n" + r.text))
+            for r in self.reports
+        ]
         self.lengths = [sum(doc.values()) for doc in self.docs]
         self.average = sum(self.lengths) / max(len(self.lengths), 1)
         frequency: Counter[str] = Counter()
@@ -316,7 +323,56 @@ class Index:
 
 @functools.cache
 def index() -> Index:
-    return Index(load_reports())
+    return Index(load_reports(), shipped_tokens())
+
+
+TOKENS_FILE = "reports/tokens.json"
+"""Every report's tokens, read once when the package is built (``python scripts/similar_tokens.py``):
+reading 480 reports through the rules takes most of a second, loading their tokens a few
+milliseconds. Used only while its digest matches what makes the tokens (the reports, the rules,
+and the code that reads them); tests/test_similar.py checks that the shipped file does."""
+
+_TOKEN_SOURCES = ("similar.py", "reading/logscan.py", "reading/textlines.py", "reading/logrules.py")
+
+
+def sources_digest() -> str:
+    """A digest of everything a report's tokens depend on."""
+    import hashlib
+    from importlib import resources
+
+    digest = hashlib.sha256()
+    package = resources.files("tf_gpucheck")
+    files = [package.joinpath(name) for name in _TOKEN_SOURCES]
+    for folder in ("reports", "rules"):
+        files += [
+            package.joinpath("knowledge").joinpath(folder).joinpath(f"{name}.yaml")
+            for name in knowledge.names(folder)
+        ]
+    for node in files:
+        digest.update(str(node.name).encode() + b"\0" + node.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def shipped_tokens() -> dict[str, list[str]]:
+    """The tokens built with the package, by URL; empty when they are missing or stale."""
+    import json
+    from importlib import resources
+
+    try:
+        data = json.loads(
+            resources.files(knowledge.__name__).joinpath(TOKENS_FILE).read_text(encoding="utf-8")
+        )
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("digest") != sources_digest():
+        return {}
+    tokens_by_url = data.get("tokens")
+    return tokens_by_url if isinstance(tokens_by_url, dict) else {}
+
+
+def fresh_tokens() -> dict[str, list[str]]:
+    """Every report's tokens, read now (what the shipped file must hold)."""
+    return {r.url: text_tokens(r.title + "\n" + r.text) for r in load_reports()}
 
 
 def similar(
