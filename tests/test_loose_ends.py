@@ -58,13 +58,17 @@ def test_the_cause_line_stays_whole_at_any_width(tmp_path: Path, columns: int) -
     assert len(cause[0]) > 60  # it is long: kept whole, not wrapped
 
 
-def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> None:
+def uv_venv(where: Path) -> Path:
+    """A real environment made by uv (no pip in it); skips where uv is not installed."""
     uv = shutil.which("uv")
     if uv is None:
         pytest.skip("uv is not installed (the test extra installs it)")
-    venv = tmp_path / "uvenv"
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
-    python = venv / "bin" / "python"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(where)], check=True)
+    return where / "bin" / "python"
+
+
+def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> None:
+    python = uv_venv(tmp_path / "uvenv")
     result = _gpucheck(
         "doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0", cwd=tmp_path
     )

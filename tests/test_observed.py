@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.test_fix import real_install, venv_with_pip, versions
+from tests.test_loose_ends import uv_venv
 from tests.test_target import make_venv, site_packages
 from tests.test_user_import import METADATA, install_fake
 
@@ -364,12 +365,7 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
     from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.installer.proof import prove
 
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.skip("uv is not installed (the test extra installs it)")
-    venv = tmp_path / "uvenv"
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
-    python = venv / "bin" / "python"
+    python = uv_venv(tmp_path / "uvenv")
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, UV_OFFLINE="1")
     fix = data["first_fix"]["fix"]
     assert fix.startswith(f"UV_OFFLINE=0 uv pip install --python {python} "), fix

@@ -123,6 +123,20 @@ _TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
 """pip's strtobool (utils/misc.py): what turns a boolean option on."""
 
 
+def _settings(
+    argv: list[str], environ: Mapping[str, str], cwd: str | None, timeout_s: float
+) -> str:
+    """What an installer prints of its own settings, asked in the user's setting ("": it could
+    not say)."""
+    try:
+        result = run_child(
+            argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
+        )
+    except OSError:
+        return ""
+    return result.stdout if result.returncode == 0 and not result.timed_out else ""
+
+
 def no_index_setting(
     python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
 ) -> tuple[str | None, tuple[str, ...]]:
@@ -130,17 +144,7 @@ def no_index_setting(
     FILE``; ``None``: it is not) and the ``find-links`` it then looks in, from ``pip config
     debug`` run in the user's setting (a pip older than 20 has no ``config debug``: then only
     the variables)."""
-    try:
-        result = run_child(
-            [python, "-m", "pip", "config", "debug"],
-            timeout_s=timeout_s,
-            env=dict(environ),
-            cwd=_folder(cwd),
-            background=True,
-        )
-        text = result.stdout if result.returncode == 0 and not result.timed_out else ""
-    except OSError:
-        text = ""
+    text = _settings([python, "-m", "pip", "config", "debug"], environ, cwd, timeout_s)
     if not text:
         variable = environ.get("PIP_NO_INDEX")
         on = variable is not None and variable.strip().lower() in _TRUE
@@ -158,17 +162,12 @@ def uv_offline_setting(
     ``None``: it is not, or uv could not say (then only the variable)."""
     variable = environ.get("UV_OFFLINE")
     set_by_variable = variable is not None and variable.strip().lower() in _TRUE
-    try:
-        result = run_child(
-            [uv, "pip", "install", "--show-settings", "--python", python, PROBE_REQUIREMENT],
-            timeout_s=timeout_s,
-            env=dict(environ),
-            cwd=_folder(cwd),
-            background=True,
-        )
-        text = result.stdout if result.returncode == 0 and not result.timed_out else ""
-    except OSError:
-        text = ""
+    text = _settings(
+        [uv, "pip", "install", "--show-settings", "--python", python, PROBE_REQUIREMENT],
+        environ,
+        cwd,
+        timeout_s,
+    )
     if not text:
         return f"UV_OFFLINE={variable}" if set_by_variable else None
     if re.search(r"\bconnectivity: Offline\b", text):
