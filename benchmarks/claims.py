@@ -48,9 +48,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1870,7 +1872,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-fixes", action="store_true", help="do not run the first fixes")
     parser.add_argument(
-        "--max-bases", type=int, default=8, help="environments kept for reuse (1.5-2 GB each)"
+        "--max-bases",
+        type=int,
+        default=8,
+        help="environments kept for reuse, per job (1.5-2 GB each)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="environments built and checked at once, each job in a folder of its own (job-K)",
     )
     args = parser.parse_args(argv)
     if args.report:
@@ -1893,20 +1904,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
     root = args.workdir or Path(tempfile.mkdtemp(prefix="gpucheck-claims-"))
     root.mkdir(parents=True, exist_ok=True)
-    builder = recipes.Builder(root, args.wheelhouse, max_bases=args.max_bases)
+    jobs = max(1, args.jobs)
+    wheels = recipes.Wheelhouse(args.wheelhouse, recipes.pythons())
+    builders = [
+        recipes.Builder(
+            root if jobs == 1 else root / f"job-{k}",
+            args.wheelhouse,
+            max_bases=args.max_bases,
+            wheels=wheels,
+        )
+        for k in range(jobs)
+    ]
+    free = list(builders)
+    lock = threading.Lock()
     print(
-        f"run root {root}; gpucheck from {args.gpucheck_python}; wheelhouse {args.wheelhouse}",
+        f"run root {root}; gpucheck from {args.gpucheck_python}; wheelhouse {args.wheelhouse}; "
+        f"{jobs} job(s)",
         file=sys.stderr,
     )
     results: list[EnvResult] = []
     wall = time.monotonic()
-    try:
-        for index, recipe in todo:
+
+    def one(index: int, recipe: Json) -> None:
+        with lock:
+            builder = free.pop()
+        try:
             result = check_environment(
                 index, recipe, builder, args.gpucheck_python, fixes=not args.no_fixes
             )
+            if args.keep:
+                kept = root / "kept" / f"{index:04d}"
+                kept.parent.mkdir(exist_ok=True)
+                shutil.move(str(builder.w), kept)
+                (kept / "recipe.json").write_text(json.dumps(recipe, indent=1, sort_keys=True))
+        finally:
+            with lock:
+                free.append(builder)
+        false = sum(1 for s in result.statements if s.verdict == "false")
+        with lock:
             results.append(result)
-            false = sum(1 for s in result.statements if s.verdict == "false")
+            results.sort(key=lambda r: r.index)
             print(
                 f"env {index:4} {recipe['layout']:18} py{recipe['python']:5} "
                 f"{'tf ' if not result.no_tf else '   '}{'act ' if result.activated else '    '}"
@@ -1917,19 +1954,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if args.json:  # after every environment: an interrupted run keeps what it did
                 write_json(args.json, args, results)
-            if args.keep:
-                kept = root / "kept" / f"{index:04d}"
-                kept.parent.mkdir(exist_ok=True)
-                shutil.move(str(builder.w), kept)
-                (kept / "recipe.json").write_text(json.dumps(recipe, indent=1, sort_keys=True))
+
+    try:
+        if jobs == 1:
+            for index, recipe in todo:
+                one(index, recipe)
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as executor:
+                for future in [executor.submit(one, index, recipe) for index, recipe in todo]:
+                    future.result()
     finally:
-        if builder.w.exists():
-            shutil.rmtree(builder.w, ignore_errors=True)
+        for builder in builders:
+            if builder.w.exists():
+                shutil.rmtree(builder.w, ignore_errors=True)
         if not args.keep and args.workdir is None:
             shutil.rmtree(root, ignore_errors=True)
     summary = summarize(results)
     summary["wall_seconds"] = round(time.monotonic() - wall, 1)
-    summary["wheelhouse_download_seconds"] = round(builder.wheels.seconds, 1)
+    summary["wheelhouse_download_seconds"] = round(wheels.seconds, 1)
     print_report(results, summary)
     print(
         f"wall {summary['wall_seconds']} s (wheelhouse downloads {summary['wheelhouse_download_seconds']} s)"

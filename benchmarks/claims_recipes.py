@@ -21,6 +21,7 @@ source. No file of an installed package is ever written by this module.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -28,6 +29,7 @@ import random
 import re
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -626,15 +628,28 @@ class Wheelhouse:
         self.pythons = pythons
         folder.mkdir(parents=True, exist_ok=True)
         self.index_file = folder / ".claims-downloads.json"
-        try:
-            self.index: dict[str, str] = json.loads(self.index_file.read_text())
-        except (OSError, ValueError):
-            self.index = {}
+        self.index: dict[str, str] = self._read_index()
         self.seconds = 0.0
+        self._lock = threading.Lock()
+
+    def _read_index(self) -> dict[str, str]:
+        try:
+            loaded = json.loads(self.index_file.read_text())
+        except (OSError, ValueError):
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
 
     def ensure(self, minor: str, specs: Sequence[str], *, deps: bool) -> bool:
+        """One download at a time, across the threads of a run (``--jobs``) and across runs
+        sharing the folder (a lock file): two ``pip download`` of one wheel never race."""
         if not specs:
             return True
+        with self._lock, open(self.folder / ".claims-downloads.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.index.update(self._read_index())  # what another run fetched meanwhile
+            return self._ensure(minor, specs, deps=deps)
+
+    def _ensure(self, minor: str, specs: Sequence[str], *, deps: bool) -> bool:
         key = f"{minor}|{'deps' if deps else 'nodeps'}|{' '.join(sorted(specs))}"
         if key in self.index:
             return self.index[key] == "ok"
@@ -665,7 +680,7 @@ class Wheelhouse:
         self.seconds += time.monotonic() - start
         tail = [line for line in result.stderr.splitlines() if "is ignored" not in line][-2:]
         self.index[key] = "ok" if result.returncode == 0 else "failed: " + " ".join(tail)
-        tmp = self.index_file.with_suffix(".tmp")
+        tmp = self.index_file.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.index, indent=1, sort_keys=True))
         tmp.replace(self.index_file)
         return result.returncode == 0
@@ -678,13 +693,19 @@ class Builder:
     """Builds recipes under ``root``: each environment at ``root/w`` (the same path every time,
     so a base can be reused as a hard-linked copy), bases under ``root/bases``."""
 
-    def __init__(self, root: Path, wheelhouse: Path | None = None, max_bases: int = 8) -> None:
+    def __init__(
+        self,
+        root: Path,
+        wheelhouse: Path | None = None,
+        max_bases: int = 8,
+        wheels: Wheelhouse | None = None,
+    ) -> None:
         self.root = root
         self.max_bases = max_bases
         self.w = root / "w"
         self.bases = root / "bases"
         self.pythons = pythons()
-        self.wheels = Wheelhouse(wheelhouse or CACHE / "wheels", self.pythons)
+        self.wheels = wheels or Wheelhouse(wheelhouse or CACHE / "wheels", self.pythons)
         self.tools = ensure_tools()
         self.base_seconds: dict[str, float] = {}
 
