@@ -368,3 +368,27 @@ def test_cuda_facts_with_no_os_named_are_judged_as_a_linux_cuda_build() -> None:
         "cuda_libs_missing"
     )
     assert _first_cause("I installed tensorflow 2.16.1 and I have CUDA 12.3") is None
+
+
+def test_judging_as_linux_a_text_that_names_no_os_is_said() -> None:
+    """The OS was assumed, not stated: the finding says so beside what it judged."""
+    text = "I installed tensorflow 2.16.1 and I have CUDA 11.8"
+    finding = next(
+        f
+        for f in explain(text, load_matrix(), similar=False).report.findings
+        if f.cause == "cuda_libs_missing"
+    )
+    assert "names no OS, so it was judged as Linux" in finding.details
+    on_linux = explain(f"{text} on Ubuntu 22.04", load_matrix(), similar=False).report.findings
+    named = next(f for f in on_linux if f.cause == "cuda_libs_missing")
+    assert "names no OS" not in named.details
+
+
+def test_a_cuda_runtime_is_judged_at_the_precision_the_build_is_known() -> None:
+    """TF 1.5-1.12 are listed as built with "CUDA 9" (tested configurations): CUDA 9.0 meets it;
+    CUDA 10.0 does not, nor does CUDA 9.0 a release listed with 10.0 (its soname is 10.0's)."""
+    # the text of tensorflow/tensorflow#21832 (places.yaml)
+    said = "`tensorflow 1.11` + CUDA runtime 9.0 + cudnn 7.3 + nvidia driver 390 on Ubuntu"
+    assert _first_cause(said) != "cuda_libs_missing"
+    assert _first_cause(said.replace("runtime 9.0", "runtime 10.0")) == "cuda_libs_missing"
+    assert _first_cause(said.replace("1.11", "1.13.1")) == "cuda_libs_missing"

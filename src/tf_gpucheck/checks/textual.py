@@ -600,15 +600,24 @@ def stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding
                 dataclasses.replace(
                     finding,
                     summary=said + finding.summary,
-                    details=_stated_details(finding, stated),
+                    details=_stated_details(finding, stated, snapshot),
                     stated=tuple(words),
                 )
             )
     return found
 
 
-def _stated_details(finding: Finding, stated: textfacts.StatedFacts) -> str:
-    return (finding.details + "\n" if finding.details else "") + "(judged on what the text states)"
+def _stated_details(
+    finding: Finding, stated: textfacts.StatedFacts, snapshot: Snapshot
+) -> str:
+    judged = "(judged on what the text states)"
+    if snapshot.system.os and not (stated.os or stated.is_wsl):
+        # the OS was not stated but assumed (stated_snapshot): say so beside the verdict
+        judged = (
+            f"(judged on what the text states; it names no OS, so it was judged as "
+            f"{snapshot.system.os}, where TensorFlow's CUDA builds are)"
+        )
+    return (finding.details + "\n" if finding.details else "") + judged
 
 
 SIMILAR_AGREEMENT = 0.5

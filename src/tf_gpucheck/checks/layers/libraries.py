@@ -139,6 +139,10 @@ def _runtime_key(cuda: str | None) -> str | None:
 
 
 def _same_runtime(have: str, want: str) -> bool:
+    """``want`` is as precise as the build's CUDA is known: a major alone (CUDA 11 on, or an old
+    release the tested-configurations table lists as "9") is met by any version of that major."""
+    if "." not in want:
+        return _major(have) == want
     return _runtime_key(have) == want
 
 
