@@ -21,9 +21,13 @@ and checks it by experiment (/work/claims/CONTRACT.md, "the contract"):
 - device nodes: glob;
 - the printed first fix: run on a hard-linked copy of the environment (``cp -al``) in the
   user's folder with the user's variables; it works when it exits 0, doctor on the copy no longer
-  reports that cause, and nothing the recipe installed at a chosen version went down. A fix that
-  needs a download the wheelhouse lacks is run as ``--dry-run`` (pip: without ``--report``) against
-  the index instead; driver, container and other host fixes are "not checkable".
+  reports that cause, and nothing the recipe installed at a chosen version went down. The
+  wheelhouse stands in for the index only where the user's pip uses one (pip's own option
+  parser, run in their setting with the fix's variables, says so). A fix that needs a download
+  the wheelhouse lacks is run as ``--dry-run`` (pip: without ``--report``) against the index
+  instead, with its wheels kept in ``WHEELHOUSE-dry`` and given as find-links after the user's
+  own (pip takes a file found there before the same file on an index: nothing is downloaded
+  twice); driver, container and other host fixes are "not checkable".
 
 Statements come from the contract's ``observed`` lists when doctor writes them, and from the
 sentences doctor writes today (see TEXT_STATEMENTS: each extractor names the text it matches),
@@ -1299,6 +1303,60 @@ def _dry(part: Part) -> list[str] | None:
     return [*argv[: at + 1], "--dry-run", *argv[at + 1 :]]
 
 
+@dataclass(frozen=True)
+class PipOptions:
+    no_index: bool
+    find_links: tuple[str, ...]
+
+
+_PIP_OPTIONS = (
+    "import json\n"
+    "from pip._internal.commands import create_command\n"
+    "o, _ = create_command('install').parse_args([])\n"
+    "print(json.dumps([bool(o.no_index), list(o.find_links or [])]))"
+)
+
+
+def _pip_options(part: Part, env: Mapping[str, str], cwd: Path) -> PipOptions | None:
+    """What the user's pip takes from its variables and config files (pip's own option parser,
+    run by the interpreter that runs that pip, in the user's setting); None where unknown."""
+    argv = part.argv
+    python = argv[0] if argv[1:3] == ["-m", "pip"] else _shebang(argv[0]) or part.python
+    if not python:
+        return None
+    code, text = _run([python, "-c", _PIP_OPTIONS], env, cwd, timeout=60)
+    try:
+        no_index, find_links = json.loads(text.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return PipOptions(bool(no_index), tuple(str(f) for f in find_links)) if code == 0 else None
+
+
+def _dry_wheels(
+    part: Part,
+    env: Mapping[str, str],
+    options: PipOptions | None,
+    built: recipes.Built,
+    target: str,
+) -> dict[str, str]:
+    """The variables of a fix's dry run against the index: the user's own, plus, where their pip
+    uses an index, the wheelhouses as find-links after their own (pip prefers a file found there
+    to the same file on an index: nothing is downloaded twice, and what it resolves is the same,
+    since every wheel there came from the index). The fix's requirements are downloaded there
+    first (once per Python version)."""
+    out = dict(env)
+    if options is None or options.no_index or built.dry_wheels is None:
+        return out
+    wheels = built.dry_wheels
+    if part.python and os.path.realpath(part.python) == os.path.realpath(target):
+        specs = recipes.requirement_specs(part.argv[part.argv.index("install") :])
+        wheels.ensure(built.python_minor, specs, deps="--no-deps" not in part.argv)
+    out["PIP_FIND_LINKS"] = " ".join(
+        [*options.find_links, str(built.wheelhouse), str(wheels.folder)]
+    )
+    return out
+
+
 def _run(argv: list[str], env: Mapping[str, str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
     try:
         proc = subprocess.run(
@@ -1364,7 +1422,8 @@ def check_fix(
         cwd = Path(_rewrite(str(built.cwd), w, copy))
         # what is installed before the fix (a recipe's later step may already have moved a
         # version the user asked for: that is not the fix's doing)
-        before = _versions(_rewrite(built.target, w, copy), env, cwd)
+        target = _rewrite(built.target, w, copy)
+        before = _versions(target, env, cwd)
         dry_only = False
         for part in classified:
             assert part is not None
@@ -1398,7 +1457,8 @@ def check_fix(
                         cause,
                         f"{part.subcommand} on an interpreter outside the environment",
                     )
-                code, text = _run(dry, own, cwd)
+                options = _pip_options(part, own, cwd) if part.kind == "pip" else None
+                code, text = _run(dry, _dry_wheels(part, own, options, built, target), cwd)
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
@@ -1416,12 +1476,15 @@ def check_fix(
                     )
                 dry_only = True  # the diagnosed interpreter lies outside $W (the system's)
                 continue
-            offline = dict(own)  # the harness's own wheelhouse first, then the index's dry run
-            if part.kind == "pip":
+            # the harness's own wheelhouse stands in for the index, so only where the user's pip
+            # (its own option parser, in their setting, with the fix's variables) uses an index
+            options = _pip_options(part, own, cwd) if part.kind == "pip" else None
+            offline = dict(own)
+            if options is not None and not options.no_index:
                 offline["PIP_NO_INDEX"] = "1"
-                offline["PIP_FIND_LINKS"] = " ".join(
-                    p for p in (env.get("PIP_FIND_LINKS", ""), str(built.wheelhouse)) if p
-                )
+                offline["PIP_FIND_LINKS"] = " ".join([*options.find_links, str(built.wheelhouse)])
+            elif part.kind == "pip":
+                pass  # no index for this pip (or its options unknown): the command as it is
             else:
                 offline["UV_OFFLINE"] = "1"
                 offline["UV_FIND_LINKS"] = str(built.wheelhouse)
@@ -1431,7 +1494,7 @@ def check_fix(
             if _NEEDS_DOWNLOAD.search(text) and part.subcommand == "install":
                 dry = _dry(part)
                 assert dry is not None
-                code, text = _run(dry, own, cwd)
+                code, text = _run(dry, _dry_wheels(part, own, options, built, target), cwd)
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
@@ -1447,7 +1510,6 @@ def check_fix(
                 "needs a download the wheelhouse lacks; its dry run is accepted",
                 time.monotonic() - start,
             )
-        target = _rewrite(built.target, w, copy)
         # the cause's check decides whether TensorFlow must be imported to see it again
         again = run_doctor(
             built,

@@ -577,6 +577,7 @@ class Built:
     base_reused: bool = False
     python_minor: str = ""
     wheelhouse: Path = field(default_factory=Path)
+    dry_wheels: Wheelhouse | None = None
 
     @property
     def target_prefix(self) -> Path | None:
@@ -623,9 +624,11 @@ class Wheelhouse:
     needed for a Python version; what was fetched (or could not be) is remembered in
     ``.claims-downloads.json`` so a run never asks the index twice."""
 
-    def __init__(self, folder: Path, pythons: Mapping[str, str]) -> None:
+    def __init__(self, folder: Path, pythons: Mapping[str, str], also: Sequence[Path] = ()) -> None:
         self.folder = folder
         self.pythons = pythons
+        self.also = tuple(also)
+        """other wheelhouses pip may take a wheel from instead of downloading it again"""
         folder.mkdir(parents=True, exist_ok=True)
         self.index_file = folder / ".claims-downloads.json"
         self.index: dict[str, str] = self._read_index()
@@ -669,6 +672,7 @@ class Wheelhouse:
                 str(self.folder),
                 "--find-links",
                 str(self.folder),
+                *[arg for other in self.also for arg in ("--find-links", str(other))],
                 *([] if deps else ["--no-deps"]),
                 *specs,
             ],
@@ -686,6 +690,15 @@ class Wheelhouse:
         return result.returncode == 0
 
 
+def dry_wheelhouse(wheels: Wheelhouse) -> Wheelhouse:
+    """Where the wheels of fixes checked by a dry run are kept (``WHEELHOUSE-dry``): given to
+    the dry run as find-links so pip reads them from disk rather than downloading them again
+    (3.3 GB for ``tensorflow[and-cuda]``); never to a command that installs, so a fix is
+    installed for real only from what the recipes themselves installed."""
+    folder = wheels.folder.parent / f"{wheels.folder.name}-dry"
+    return Wheelhouse(folder, wheels.pythons, also=(wheels.folder,))
+
+
 _MISSING = re.compile(r"No matching distribution found for (\S+)")
 
 
@@ -699,6 +712,7 @@ class Builder:
         wheelhouse: Path | None = None,
         max_bases: int = 8,
         wheels: Wheelhouse | None = None,
+        dry_wheels: Wheelhouse | None = None,
     ) -> None:
         self.root = root
         self.max_bases = max_bases
@@ -706,6 +720,7 @@ class Builder:
         self.bases = root / "bases"
         self.pythons = pythons()
         self.wheels = wheels or Wheelhouse(wheelhouse or CACHE / "wheels", self.pythons)
+        self.dry_wheels = dry_wheels or dry_wheelhouse(self.wheels)
         self.tools = ensure_tools()
         self.base_seconds: dict[str, float] = {}
 
@@ -782,6 +797,7 @@ class Builder:
             base_reused=reused,
             python_minor=recipe["python"],
             wheelhouse=self.wheels.folder,
+            dry_wheels=self.dry_wheels,
         )
 
     def _evict(self) -> None:

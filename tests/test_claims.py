@@ -431,3 +431,45 @@ def test_the_users_own_choice_back_in_view_is_no_loss(tmp_path: Path) -> None:
     assert before["protobuf"] == "7.36.2"
     plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     assert claims._went_down(built, str(python), plain, tmp_path, before) == []
+
+
+def test_the_wheelhouse_stands_in_for_the_index_only_where_the_users_pip_uses_one(
+    tmp_path: Path,
+) -> None:
+    """pip's own option parser, run in the user's setting, says whether it uses an index: where
+    it does not (PIP_NO_INDEX, a pip.conf), the oracle gives the fix no wheelhouse, so a fix
+    that does not lift the setting fails as it does when pasted; the fix's own PIP_NO_INDEX=0
+    lifts it."""
+    python = venv(tmp_path / "env")
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    plain["PIP_CONFIG_FILE"] = os.devnull
+    part = claims.Part(
+        "pip",
+        [str(python), "-m", "pip", "install", "demo"],
+        subcommand="install",
+        python=str(python),
+    )
+    uses = claims._pip_options(part, plain, tmp_path)
+    assert uses is not None
+    assert not uses.no_index
+    assert claims._pip_options(part, {**plain, "PIP_NO_INDEX": "1"}, tmp_path) == (
+        claims.PipOptions(True, ())
+    )
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nno-index = true\nfind-links = /srv/wheels\n")
+    off = claims._pip_options(part, {**plain, "PIP_CONFIG_FILE": str(conf)}, tmp_path)
+    assert off == claims.PipOptions(True, ("/srv/wheels",))
+    lifted = {**plain, "PIP_CONFIG_FILE": str(conf), "PIP_NO_INDEX": "0"}
+    assert claims._pip_options(part, lifted, tmp_path) == claims.PipOptions(False, ("/srv/wheels",))
+
+    built = built_for(tmp_path, python)
+    built.wheelhouse = tmp_path / "wheels"
+    built.dry_wheels = recipes.Wheelhouse(tmp_path / "wheels-dry", {})
+    no_index = {**plain, "PIP_NO_INDEX": "1"}
+    assert claims._dry_wheels(part, no_index, off, built, str(python)) == no_index
+    given = claims._dry_wheels(part, lifted, claims.PipOptions(False, ("/srv/wheels",)), built, "")
+    assert given["PIP_FIND_LINKS"].split() == [
+        "/srv/wheels",
+        str(tmp_path / "wheels"),
+        str(tmp_path / "wheels-dry"),
+    ]
