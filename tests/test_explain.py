@@ -392,3 +392,19 @@ def test_a_cuda_runtime_is_judged_at_the_precision_the_build_is_known() -> None:
     assert _first_cause(said) != "cuda_libs_missing"
     assert _first_cause(said.replace("runtime 9.0", "runtime 10.0")) == "cuda_libs_missing"
     assert _first_cause(said.replace("1.11", "1.13.1")) == "cuda_libs_missing"
+
+
+def test_a_cuda_version_beside_an_image_with_its_own_cuda_is_not_judged() -> None:
+    """tensorflow/tensorflow#41132: the host's CUDA 10.2 is not what TensorFlow loads in the
+    tensorflow/tensorflow:2.3.0rc0-gpu image; the GTX 960M (5.0) it cannot run on is the cause."""
+    text = (
+        "It seem that the Docker image tensorflow/tensorflow:2.3.0rc0-gpu won't work with my GPU\n"
+        "- Ubuntu 20.4\n"
+        "- GPU model and memory: Geforce GTX 960M, coreClock: 1.176GHz coreCount: 5\n"
+        "- GPU drivers: 440.100\n"
+        "440.100 and CUDA 10.2 seem to be the default on Ubuntu 20.04 (fresh install)."
+    )
+    assert _first_cause(text) == "compute_capability_unsupported"
+    bare = text.replace("the Docker image tensorflow/tensorflow:2.3.0rc0-gpu", "TensorFlow 2.3.0")
+    causes = explain(bare, load_matrix(), similar=False).report.causes
+    assert "cuda_libs_missing" in {c.code for c in causes}

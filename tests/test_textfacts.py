@@ -378,3 +378,46 @@ def test_a_version_ends_where_the_prose_around_it_begins(
     line: str, fact: str, value: str | None
 ) -> None:
     assert getattr(extract([line]), fact) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [
+        # tensorflow/tensorflow#41132: a laptop GPU's "M" is part of its name (5.0, not 5.2)
+        (
+            "- GPU model and memory: Geforce GTX 960M, coreClock: 1.176GHz",
+            ("Geforce GTX 960M", "5.0"),
+        ),
+        ("I have a GTX 960M", ("GTX 960M", "5.0")),
+        ("GPU model and memory: GTX 1060 6GB", ("GTX 1060", "6.1")),
+    ],
+)
+def test_a_laptop_gpus_m_is_read_with_its_name(text: str, gpu: tuple[str, str]) -> None:
+    assert _facts(text).gpus == (gpu,)
+
+
+def test_pip_show_names_each_package_it_shows() -> None:
+    """OCR-D/ocrd_all#220: two `pip show` blocks, two TensorFlow distributions."""
+    text = (
+        "(headless-tf1) root@5e85f82cd11c:/data# pip show tensorflow-gpu\n"
+        "Name: tensorflow-gpu\nVersion: 1.15.4\n"
+        "(headless-tf1) root@5e85f82cd11c:/data# pip show tensorflow\n"
+        "Name: tensorflow\nVersion: 1.15.4\n"
+        "Name: numpy\nVersion: 1.18.5\n"
+    )
+    facts = _facts(text)
+    assert dict(facts.packages) == {
+        "tensorflow-gpu": "1.15.4",
+        "tensorflow": "1.15.4",
+        "numpy": "1.18.5",
+    }
+    assert facts.tf_version == "1.15.4"
+
+
+def test_an_image_with_its_own_cuda_is_read() -> None:
+    said = "It seem that the Docker image tensorflow/tensorflow:2.3.0rc0-gpu won't work with my GPU"
+    assert _facts(said).cuda_image == "tensorflow/tensorflow:2.3.0rc0-gpu"
+    assert _facts("docker run nvcr.io/nvidia/tensorflow:23.10-tf2-py3").cuda_image == (
+        "nvcr.io/nvidia/tensorflow:23.10-tf2-py3"
+    )
+    assert _facts("docker run tensorflow/tensorflow:2.15.0").cuda_image is None  # the CPU image

@@ -271,7 +271,8 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
             ("libcudart", stated.cuda_version),
             ("libcudnn", stated.cudnn_version),
         )
-        if version
+        # in an image with its own CUDA, a version the text names is the host's
+        if version and not stated.cuda_image
     )
     env = {"CUDA_VISIBLE_DEVICES": stated.cuda_visible_devices}
     env.update({name: value for name, value in stated.env if name in ENV_VARS})
@@ -607,9 +608,7 @@ def stated_checks(stated: textfacts.StatedFacts, matrix: Matrix) -> list[Finding
     return found
 
 
-def _stated_details(
-    finding: Finding, stated: textfacts.StatedFacts, snapshot: Snapshot
-) -> str:
+def _stated_details(finding: Finding, stated: textfacts.StatedFacts, snapshot: Snapshot) -> str:
     judged = "(judged on what the text states)"
     if snapshot.system.os and not (stated.os or stated.is_wsl):
         # the OS was not stated but assumed (stated_snapshot): say so beside the verdict

@@ -35,6 +35,7 @@ FACTS = frozenset(
         "wsl",
         "place",
         "gpu_requested",
+        "cuda_image",
         "env",
         "gpu",
         "compute_capability",
@@ -233,7 +234,7 @@ def is_wsl(text: str) -> bool:
 
 
 _GPU = re.compile(
-    r"(?i)(?<![\w-])(?:nvidia )?(?:geforce )?(?:rtx|gtx|gt|mx) ?\d{3,4}(?: ?ti| ?super)?"
+    r"(?i)(?<![\w-])(?:nvidia )?(?:geforce )?(?:rtx|gtx|gt|mx) ?\d{3,4}(?:mx?)?(?: ?ti| ?super)?"
     r"|(?<![\w-])(?:nvidia )?(?:tesla )?(?:t4|k\d{2}|p\d{2,3}|v100|a\d{2,3}|h\d{3}|l4|l40s?)(?![\w])"
     r"|(?<![\w-])(?:nvidia )?(?:quadro|titan) \w+|(?<![\w-])(?:nvidia )?rtx a\d{4}"
     r"|(?<![\w-])\d{4} ?ti\b"

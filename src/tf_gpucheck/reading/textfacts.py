@@ -63,6 +63,9 @@ class StatedFacts:
     gpu_requested: str | None = None
     """"true" where the text shows the place was asked for a GPU (docker run --gpus, srun
     --gres=gpu, a nvidia.com/gpu limit): a GPU missing there is not the place's doing."""
+    cuda_image: str | None = None
+    """An image the text runs TensorFlow in that brings its own CUDA and cuDNN
+    (``tensorflow/tensorflow:2.3.0-gpu``, ``nvcr.io/nvidia/tensorflow:23.10-tf2-py3``)."""
     evidence: tuple[tuple[str, int], ...] = field(default=())
     """(fact, index of the line it came from) for every fact above that is set."""
     spans: tuple[tuple[str, str, str], ...] = field(default=())
@@ -117,7 +120,7 @@ _TF_DISTS = (
 _PIP_INSTALLED = re.compile(rf"(?:^|\s){_TF_DISTS}-(?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})")
 _PIP_FREEZE = re.compile(rf"^{_TF_DISTS}==(?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})\s*$")
 _PIP_LIST = re.compile(rf"^{_TF_DISTS}\s+(?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})\s*$")
-_PIP_SHOW_NAME = re.compile(rf"^Name: {_TF_DISTS}\s*$")
+_PIP_SHOW_NAME = re.compile(r"^Name: (?P<name>[A-Za-z0-9][\w.-]*)\s*$")
 _PIP_SHOW_VERSION = re.compile(rf"^Version: (?P<v>\d+\.\d+\.\d+{_VERSION_TAIL})\s*$")
 _TF_VERSION_STATED = re.compile(
     r"^[\s*#>-]*(?i:tensorflow version)[^:\n]*:\s*"
@@ -218,7 +221,7 @@ def _maybe(line: str) -> bool:
     if known is not None:
         return known
     low = line.lower()
-    answer = line.startswith(("pip ", "|")) or any(word in low for word in _KEYWORDS)
+    answer = line.startswith(("pip ", "|", "Version: ")) or any(word in low for word in _KEYWORDS)
     if len(_MAYBE_SEEN) < 100_000:
         _MAYBE_SEEN[line] = answer
     return answer
@@ -373,6 +376,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         ("cudnn_version", True),
         ("arch", False),
         ("gpu_requested", False),
+        ("cuda_image", False),
     ):
         settle(fact, prefix_ok)
     # several places can be true at once (Jupyter inside a container, a container in a pod):
@@ -438,6 +442,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         place=_str(facts.get("place")),
         arch=_str(facts.get("arch")),
         gpu_requested=_str(facts.get("gpu_requested")),
+        cuda_image=_str(facts.get("cuda_image")),
         needed=tuple(needed),
         evidence=tuple(evidence),
         spans=tuple(spans),
@@ -614,8 +619,12 @@ def _versions(found: _Collector, line: str, previous: str, index: int) -> None:
                 found.add("tf_version", match["v"], index)
     if previous:
         version = _PIP_SHOW_VERSION.match(line)
-        if version and _PIP_SHOW_NAME.match(previous):
-            found.add("tf_version", version["v"], index)
+        shown = _PIP_SHOW_NAME.match(previous) if version else None
+        if version and shown:  # pip show: "Name: tensorflow-gpu" then "Version: 1.15.4"
+            name = factrules.package_name(shown["name"])
+            found.add(f"package:{name}", version["v"], index)
+            if name in TENSORFLOW_DISTRIBUTIONS:
+                found.add("tf_version", version["v"], index)
         quoted = _QUOTED_VERSION.match(line)
         if quoted and _REPL_VERSION.match(previous):
             found.add("tf_version", quoted["v"], index)
