@@ -408,3 +408,26 @@ def test_a_cuda_version_beside_an_image_with_its_own_cuda_is_not_judged() -> Non
     bare = text.replace("the Docker image tensorflow/tensorflow:2.3.0rc0-gpu", "TensorFlow 2.3.0")
     causes = explain(bare, load_matrix(), similar=False).report.causes
     assert "cuda_libs_missing" in {c.code for c in causes}
+
+
+def test_pips_conflict_line_names_a_major_break_and_its_own_requirement_is_the_fix() -> None:
+    """Protobuf 4 under a TensorFlow that declares protobuf 3 (tensorflow/tensorflow#56815),
+    Keras 3 under one that declares Keras 2 (tensorflow/tensorflow#62825): pip's own line is
+    the observation, and the requirement it prints is what to install (the 2.9 row of the
+    matrix is 2.9.0's, without the <3.20 that 2.9.1 added). A miss within the major (protobuf
+    3.20.3 under <3.20, a thread that settled it was harmless) names nothing."""
+    broken = (
+        "tensorflow 2.9.1 requires protobuf<3.20,>=3.9.2, but you have protobuf 4.21.2 which is "
+        "incompatible."
+    )
+    first = explain(broken, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert first.cause == "protobuf_incompatible"
+    assert first.fix.startswith('pip install "protobuf<3.20,>=3.9.2"')
+    keras = (
+        "tensorflow 2.15.0.post1 requires keras<2.16,>=2.15.0, but you have keras 3.0.3 which is "
+        "incompatible."
+    )
+    assert _first_cause(keras) == "keras_mismatch"
+    harmless = broken.replace("2.9.1", "2.10.0").replace("4.21.2", "3.20.3")
+    assert _first_cause(harmless) is None

@@ -465,6 +465,9 @@ def _declared(known: Known, matrix: Matrix, name: str) -> str | None:
 
 @remedy("protobuf_incompatible")
 def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    for item in evidence:  # pip's own line: what the installed TensorFlow's metadata requires
+        if item.line.rule and item.line.rule.id.startswith("pip_requires_") and item.line.library:
+            return f'pip install "{item.line.library}"  # what pip says TensorFlow requires'
     declared = _declared(known, matrix, "protobuf")
     if declared:
         return f'pip install "{declared}"  # what TensorFlow {known.tf_version} declares'
