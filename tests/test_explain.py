@@ -423,7 +423,7 @@ def test_pips_conflict_line_names_a_major_break_and_its_own_requirement_is_the_f
     first = explain(broken, load_matrix(), similar=False).report.first_fix
     assert first is not None
     assert first.cause == "protobuf_incompatible"
-    assert first.fix.startswith('pip install "protobuf<3.20,>=3.9.2"')
+    assert (first.fix or "").startswith('pip install "protobuf<3.20,>=3.9.2"')
     keras = (
         "tensorflow 2.15.0.post1 requires keras<2.16,>=2.15.0, but you have keras 3.0.3 which is "
         "incompatible."
