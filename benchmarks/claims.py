@@ -1977,7 +1977,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         for k in range(jobs)
     ]
-    free = list(builders)
     lock = threading.Lock()
     print(
         f"run root {root}; gpucheck from {args.gpucheck_python}; wheelhouse {args.wheelhouse}; "
@@ -1987,21 +1986,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[EnvResult] = []
     wall = time.monotonic()
 
-    def one(index: int, recipe: Json) -> None:
-        with lock:
-            builder = free.pop()
-        try:
-            result = check_environment(
-                index, recipe, builder, args.gpucheck_python, fixes=not args.no_fixes
-            )
-            if args.keep:
-                kept = root / "kept" / f"{index:04d}"
-                kept.parent.mkdir(exist_ok=True)
-                shutil.move(str(builder.w), kept)
-                (kept / "recipe.json").write_text(json.dumps(recipe, indent=1, sort_keys=True))
-        finally:
-            with lock:
-                free.append(builder)
+    def one(index: int, recipe: Json, builder: recipes.Builder) -> None:
+        result = check_environment(
+            index, recipe, builder, args.gpucheck_python, fixes=not args.no_fixes
+        )
+        if args.keep:
+            kept = root / "kept" / f"{index:04d}"
+            kept.parent.mkdir(exist_ok=True)
+            shutil.move(str(builder.w), kept)
+            (kept / "recipe.json").write_text(json.dumps(recipe, indent=1, sort_keys=True))
         false = sum(1 for s in result.statements if s.verdict == "false")
         with lock:
             results.append(result)
@@ -2017,13 +2010,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:  # after every environment: an interrupted run keeps what it did
                 write_json(args.json, args, results)
 
+    pending = list(todo)
+    affine: dict[int, set[str]] = {id(b): set() for b in builders}
+
+    def worker(builder: recipes.Builder) -> None:
+        """Takes the next environment whose first TensorFlow install this job made before (its
+        base is here: a hard-linked copy instead of a new install), else one no other job made,
+        else the next. Environments finish out of order; the JSON is kept in index order."""
+        while True:
+            with lock:
+                if not pending:
+                    return
+                keys = [builder.prefix(recipe) for _, recipe in pending]
+                mine = affine[id(builder)]
+                theirs = set().union(*(v for k, v in affine.items() if k != id(builder)))
+                pick = next((i for i, k in enumerate(keys) if k is not None and k in mine), None)
+                if pick is None:
+                    pick = next((i for i, k in enumerate(keys) if k not in theirs), 0)
+                index, recipe = pending.pop(pick)
+                key = keys[pick]
+                if key is not None:
+                    mine.add(key)
+            one(index, recipe, builder)
+
     try:
         if jobs == 1:
             for index, recipe in todo:
-                one(index, recipe)
+                one(index, recipe, builders[0])
         else:
             with ThreadPoolExecutor(max_workers=jobs) as executor:
-                for future in [executor.submit(one, index, recipe) for index, recipe in todo]:
+                for future in [executor.submit(worker, b) for b in builders]:
                     future.result()
     finally:
         for builder in builders:

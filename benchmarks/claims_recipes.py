@@ -800,6 +800,14 @@ class Builder:
             dry_wheels=self.dry_wheels,
         )
 
+    def prefix(self, recipe: Recipe) -> str | None:
+        """The first steps a base of ``recipe`` would keep (its first TensorFlow install), the same
+        for every job: recipes that share it are best built by one job, whose base they reuse."""
+        cuts = _heavy_cuts(recipe["steps"])
+        if not cuts:
+            return None
+        return json.dumps([recipe["steps"][: cuts[0]], recipe["python"]], sort_keys=True)
+
     def _evict(self) -> None:
         """At most ``max_bases`` bases on disk (a pip-made TensorFlow base is 1.5-2 GB): the least
         recently used go first."""
