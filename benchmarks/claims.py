@@ -1035,10 +1035,35 @@ def _judge_import(claim: Json, oracle: Oracle) -> tuple[str, str]:
             )
         if claim["package_of_distribution"] and module == "tensorflow" and not origin:
             problems.append("`import tensorflow` finds no module file")
+    if claim.get("shadows"):
+        problems += _judge_shadows(module, [str(x) for x in claim["shadows"]], oracle)
     if spec is None and ("in_target" in claim or "package_of_distribution" in claim):
         problems.append(f"find_spec({module!r}) is None in the user's setting")
     truth = f"find_spec({module!r}) in {oracle.built.cwd}: {origin or where} (entry {(spec or {}).get('path_entry')!r}, {(spec or {}).get('added_by')})"
     return ("false", "; ".join(problems) + f" [{truth}]") if problems else ("true", truth)
+
+
+def _judge_shadows(module: str, shadows: list[str], oracle: Oracle) -> list[str]:
+    """Each file or folder said to hide ``module`` is there, is no distribution's, and lies in a
+    folder on the user's own ``sys.path`` ahead of the one the environment alone finds it in."""
+    view = oracle.view("user")
+    cwd = str(oracle.built.cwd)
+    path = [os.path.realpath(p or cwd) for p in view.get("path") or []]
+    clean = (oracle.spec(module, "clean") or {}).get("path_entry")
+    ahead = path[: path.index(clean)] if clean in path else path
+    owners = view.get("owners") or {}
+    problems = []
+    for said in shadows:
+        real = os.path.realpath(said)
+        folder = real[: -len("/__init__.py")] if real.endswith("/__init__.py") else real
+        file = folder if folder.endswith(".py") else os.path.join(folder, "__init__.py")
+        if not os.path.isfile(file):
+            problems.append(f"{said}: no such module file ({file})")
+        elif os.path.dirname(folder) not in ahead:
+            problems.append(f"{said}: its folder is not on sys.path ahead of the environment's")
+        elif file in owners:
+            problems.append(f"{said} is a file of {', '.join(owners[file])}")
+    return problems
 
 
 def _judge_distribution(claim: Json, oracle: Oracle) -> tuple[str, str]:

@@ -176,6 +176,39 @@ def test_oracle_import_through_a_pth_file_is_not_the_target_s(
     assert right.verdict == "true", right.truth
 
 
+def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """Each file said to hide a package must be a module file of no distribution's, in a folder
+    on the user's path ahead of the environment's own."""
+    w, b, site_a = pth_envs
+    w2 = tmp_path / "w"
+    (w2 / "work").mkdir(parents=True)
+    (w2 / "work" / "tensorflow.py").write_text("")
+    checkout = w2 / "checkout"
+    (checkout / "tensorflow").mkdir(parents=True)
+    (checkout / "tensorflow" / "__init__.py").write_text("")
+    built = built_for(w2, b, PYTHONPATH=str(checkout))
+    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+
+    def said(*shadows: Path) -> claims.Statement:
+        return claims.Statement(
+            "import",
+            "observed",
+            "user_import",
+            "",
+            {"module": "tensorflow", "shadows": [str(s) for s in shadows]},
+        )
+
+    right = said(w2 / "work" / "tensorflow.py", checkout / "tensorflow" / "__init__.py")
+    claims.judge(right, oracle)
+    assert right.verdict == "true", right.truth
+    packaged = said(site_a / "tensorflow" / "__init__.py")  # a distribution's, and not ahead
+    claims.judge(packaged, oracle)
+    assert packaged.verdict == "false"
+    gone = said(w2 / "work" / "keras.py")
+    claims.judge(gone, oracle)
+    assert gone.verdict == "false" and "no such module file" in gone.truth
+
+
 def test_oracle_distributions_and_pip_check(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:

@@ -130,6 +130,47 @@ def test_a_tensorflow_folder_on_pythonpath(run_cli: Any, clean_env: Path, monkey
     assert "PYTHONPATH" in data["first_fix"]["summary"]
 
 
+def test_every_shadow_along_the_path_is_renamed_by_one_fix(
+    run_cli: Any, clean_env: Path, monkeypatch: Any
+) -> None:
+    """A ``tensorflow.py`` in the folder and a ``tensorflow/`` package on PYTHONPATH behind it:
+    renaming the first alone leaves the second found. A folder without ``__init__.py`` on the
+    path is a namespace portion, which hides nothing, and is left alone."""
+    python = tf221_venv(clean_env / "venv")
+    project = clean_env / "project"
+    project.mkdir()
+    (project / "tensorflow.py").write_text("")
+    checkout = clean_env / "checkout"
+    (checkout / "tensorflow").mkdir(parents=True)
+    (checkout / "tensorflow" / "__init__.py").write_text("")
+    portion = clean_env / "portion"
+    (portion / "tensorflow").mkdir(parents=True)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(portion), str(checkout)]))
+    data = doctor(run_cli, python, "--cwd", str(project))
+    cause, fix = first(data)
+    assert cause == "module_shadowed"
+    assert str(checkout / "tensorflow") in data["first_fix"]["summary"]
+    assert str(portion / "tensorflow") not in fix
+    assert data["first_fix"]["summary"].endswith("tensorflow behind it, the same way)"), data
+    observed = next(
+        o
+        for f in data["findings"]
+        if f["check"] == "user_import"
+        for o in f["observed"]
+        if o.get("module") == "tensorflow"
+    )
+    assert observed["shadows"] == [
+        str(project / "tensorflow.py"),
+        str(checkout / "tensorflow" / "__init__.py"),
+    ]
+    subprocess.run(["bash", "-c", fix], cwd=project, check=True)  # the fix as printed, pasted
+    assert not (project / "tensorflow.py").exists()
+    after = doctor(run_cli, python, "--cwd", str(project))
+    user_import = next(f for f in after["findings"] if f["check"] == "user_import")
+    assert user_import["status"] == "ok", user_import
+    assert user_import["observed"][0]["origin"].startswith(str(clean_env / "venv"))
+
+
 def test_pythonpath_bringing_another_environments_tensorflow(
     run_cli: Any, clean_env: Path, monkeypatch: Any
 ) -> None:

@@ -204,6 +204,10 @@ class ModuleOrigin:
     in_target: bool | None = None
     """``origin`` lies under the target's prefix once links are resolved: the environment's own.
     ``None``: not recorded (schema < 4) or not found."""
+    shadows: tuple[str, ...] = ()
+    """Every file or folder of the user's own that ``import NAME`` finds ahead of the
+    environment's package, in ``sys.path`` order (``origin`` is the first): each entry asked
+    alone."""
 
 
 @dataclass(frozen=True)

@@ -402,6 +402,7 @@ def imports(cwd):
                 "added_by": added_by,
                 "pth": pth_file,
                 "in_target": _inside(origin, sys.prefix),
+                "shadows": _shadows(name, user_path, clean_origin, places),
             }
         )
     config, backend = _keras_config()
@@ -415,6 +416,30 @@ def imports(cwd):
         "keras_config_backend": backend,
         "modules": modules,
     }
+
+
+def _shadows(name, path, clean_origin, places):
+    # type: (str, List[str], Optional[str], Dict[str, str]) -> List[str]
+    """Every file or folder of the user's own that ``import name`` would load before the
+    environment's package, in ``sys.path`` order: each entry ahead of the one the environment's
+    own is found through, asked alone (renaming the first leaves the next one found)."""
+    found = []  # type: List[str]
+    stop = _norm(_site_of(clean_origin)) if clean_origin else None
+    for entry in path:
+        if stop is not None and _norm(entry) == stop:
+            break
+        if places.get(_norm(entry)) not in ("cwd", "pythonpath", None):
+            continue  # the environment's own folders, the user site, the standard library
+        origin = _find(name, [entry])
+        if (
+            origin is not None
+            and os.path.isfile(origin)  # a folder alone is a namespace portion: it hides nothing
+            and origin not in found
+            and _norm(_site_of(origin)) == _norm(entry)  # not a finder's answer
+            and _packaged(origin, name) is False
+        ):
+            found.append(origin)
+    return found
 
 
 def _site_of(origin):

@@ -192,6 +192,7 @@ def _imports(data: object) -> ImportsInfo | None:
             added_by=text(item.get("added_by")),
             pth=text(item.get("pth")),
             in_target=_flag(item.get("in_target")),
+            shadows=tuple(str(x) for x in item.get("shadows") or () if isinstance(x, str)),
         )
         for item in data.get("modules") or ()
         if isinstance(item, dict)

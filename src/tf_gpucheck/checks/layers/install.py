@@ -76,16 +76,18 @@ def _through(module: ModuleOrigin) -> str:
 
 
 def import_observation(module: ModuleOrigin, cwd: str | None) -> Observation:
-    return observation(
-        "import",
-        module=module.name,
-        cwd=cwd,
-        origin=module.origin,
-        path_entry=module.path_entry,
-        added_by=module.added_by or module.where,
-        pth=module.pth,
-        in_target=module.in_target,
-    )
+    facts: dict[str, object] = {
+        "module": module.name,
+        "cwd": cwd,
+        "origin": module.origin,
+        "path_entry": module.path_entry,
+        "added_by": module.added_by or module.where,
+        "pth": module.pth,
+        "in_target": module.in_target,
+    }
+    if module.shadows:
+        facts["shadows"] = module.shadows
+    return observation("import", **facts)
 
 
 def _outside(module: ModuleOrigin) -> bool:
@@ -132,12 +134,17 @@ def _every_shadow(
         and (found := _shadow(m, imports)) is not None
         and found[0] == "module_shadowed"
     ]
-    if not others:
+    paths: list[str] = []
+    for m in (first, *others):
+        for origin in (m.origin or "", *m.shadows):
+            if _folder(origin) not in paths:
+                paths.append(_folder(origin))
+    if len(paths) == 1:
         return summary, fix
-    paths = [_folder(m.origin or "") for m in (first, *others)]
-    names = ", ".join(m.name for m in others)
+    behind = [p for p in paths[1:] if not any(p == _folder(m.origin or "") for m in others)]
+    more = [m.name for m in others] + [f"{p} behind it" for p in behind]
     return (
-        f"{summary} (and {names}, the same way)",
+        f"{summary} (and {', '.join(more)}, the same way)",
         " && ".join(_rename(path) for path in paths)
         + "  # rename them (files or folders of your own named like the packages hide them)",
     )
