@@ -41,6 +41,24 @@ def install_fake(site: Path, name: str, version: str, metadata: str | None = Non
     (info / "RECORD").write_text("".join(f"{path},,\n" for path in listed))
 
 
+def install_tensorflow_cpu(site: Path, version: str) -> Path:
+    """tensorflow-cpu as pip leaves it: the ``tensorflow`` package under another name."""
+    (site / "tensorflow").mkdir(parents=True)
+    (site / "tensorflow" / "__init__.py").write_text("")
+    info = site / f"tensorflow_cpu-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: tensorflow-cpu\nVersion: {version}\n"
+    )
+    (info / "top_level.txt").write_text("tensorflow\n")
+    (info / "INSTALLER").write_text("pip\n")
+    listed = ["tensorflow/__init__.py"] + [
+        f"{info.name}/{n}" for n in ("METADATA", "RECORD", "top_level.txt", "INSTALLER")
+    ]
+    (info / "RECORD").write_text("".join(f"{path},,\n" for path in listed))
+    return info
+
+
 # The venvs here are made --without-pip (fast), so every install fix starts with the
 # environment's own ensurepip: a bare `python -m pip` would fail there ("No module named pip").
 
@@ -335,6 +353,79 @@ def test_tensorflow_in_the_user_site_gets_user_installs(
     fixes = [f["fix"] for f in data["findings"] if f["fix"] and "pip install" in f["fix"]]
     assert fixes, data["findings"]
     assert all(" install --user " in f for f in fixes), fixes
+
+
+def test_a_user_site_tensorflow_seen_from_a_venv_is_replaced_inside_the_venv(
+    run_cli: Any, clean_env: Path, monkeypatch: Any
+) -> None:
+    """A venv with --system-site-packages sees the user site, but its own site-packages come
+    first: pip refuses --user there when it would lose to them, and the venv's pip does not
+    uninstall what lies in the user site. The fix installs into the venv and has the base
+    interpreter (named by the venv) uninstall the user-site distribution."""
+    base = base_python()
+    user_base = clean_env / "userbase"
+    monkeypatch.setenv("PYTHONUSERBASE", str(user_base))
+    env = {**os.environ, "PYTHONUSERBASE": str(user_base)}
+    user_site = Path(
+        subprocess.run(
+            [base, "-c", "import site; print(site.getusersitepackages())"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        ).stdout.strip()
+    )
+    info = install_tensorflow_cpu(user_site, "2.17.1")
+    venv = clean_env / "venv"
+    subprocess.run(
+        [base, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
+    )
+    python = venv / "bin" / "python"
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    fixes = [
+        f["fix"] for f in data["findings"] if "uninstall -y tensorflow-cpu" in (f["fix"] or "")
+    ]
+    assert fixes, data["findings"]
+    fix = fixes[0]
+    assert "--user" not in fix, fix
+    uninstall, install = fix.split(" && ", 1)
+    assert uninstall.endswith(" -m pip uninstall -y tensorflow-cpu"), fix
+    assert uninstall.split()[0] != str(python)
+    assert install.startswith(f"{python} -m pip install "), fix
+    # the venv's own pip leaves the user site alone (and exits 0): why the base runs it
+    own = subprocess.run(
+        [str(python), "-m", "pip", "uninstall", "-y", "tensorflow-cpu"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert "outside environment" in own.stdout + own.stderr
+    assert info.is_dir()
+    subprocess.run(["bash", "-c", uninstall], check=True, env=env)  # as printed, pasted
+    assert not info.exists() and not (user_site / "tensorflow").exists()
+
+
+def test_another_environments_tensorflow_through_a_pth_file_is_set_aside(
+    run_cli: Any, clean_env: Path
+) -> None:
+    """A .pth file puts another venv's site-packages (tensorflow-cpu) behind this venv's own
+    TensorFlow: two distributions, in different folders. This venv's pip cannot uninstall the
+    other's; the fix sets the .pth file aside, and this venv's own TensorFlow is what remains."""
+    other = make_venv(clean_env / "other")
+    install_tensorflow_cpu(site_packages(other), "2.16.2")
+    python = tf221_venv(clean_env / "env")
+    pth = site_packages(python) / "_other_env.pth"
+    pth.write_text(f"{site_packages(other)}\n")
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    tf = next(f for f in data["findings"] if f["check"] == "tf_install")
+    assert tf["cause"] == "multiple_tf_distributions", tf
+    assert "different folders" in tf["details"] and "same `tensorflow` package" not in tf["details"]
+    assert tf["fix"].startswith(f"mv {pth} {pth}.disabled  # "), tf["fix"]
+    subprocess.run(["bash", "-c", tf["fix"]], check=True)  # as printed, pasted
+    after = doctor(run_cli, python, "--cwd", str(clean_env))
+    tf = next(f for f in after["findings"] if f["check"] == "tf_install")
+    assert tf["cause"] != "multiple_tf_distributions", tf
+    assert "tensorflow 2.21.0" in tf["summary"] + tf["details"], tf
 
 
 def test_python_36_upgrades_its_pip_first(run_cli: Any, clean_env: Path) -> None:

@@ -95,6 +95,15 @@ class TargetInfo:
     """``sys.prefix`` as the target reports it: the identity of the environment."""
     base_prefix: str | None = None
     """``sys.base_prefix``: the Python installation a virtual environment was made from."""
+    base_executable: str | None = None
+    """A virtual environment's base interpreter as the environment names it (``sys._base_executable``
+    or its pyvenv.cfg), a file that exists; ``None``: not a venv, not named, or not recorded."""
+    base_pip: bool | None = None
+    """That base interpreter has pip (found on its site-packages, seen through
+    ``--system-site-packages``, or its user site); ``None``: not asked."""
+    base_externally_managed: bool | None = None
+    """Its standard library has PEP 668's EXTERNALLY-MANAGED file: its pip refuses to install or
+    uninstall without ``--break-system-packages``."""
     kind: str | None = None
     """``venv``, ``conda`` or ``system``."""
     user_site: str | None = None
@@ -333,6 +342,9 @@ class Distribution:
     when not recorded."""
     installed_at: float | None = None
     """When its metadata folder was written (seconds since the epoch; schema 4)."""
+    pth: str | None = None
+    """The ``.pth`` file that put its folder on sys.path (``location`` ``other``): another
+    environment's site-packages shared this way."""
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,7 @@ def distributions(path, places=None):
     found = []
     seen = set()
     places = places if places is not None else _places()
+    pth = _pth_entries()
     for site in path:
         if not site or not os.path.isdir(site):
             continue
@@ -190,6 +191,8 @@ def distributions(path, places=None):
             dist = _distribution(site, entry, _where(site, places))
             if dist is None or dist["name"] in seen:
                 continue
+            if dist["location"] == "other" and _norm(site) in pth:
+                dist["pth"] = pth[_norm(site)]  # the .pth file that put its folder on sys.path
             seen.add(dist["name"])
             found.append(dist)
     return sorted(found, key=lambda d: d["name"])
@@ -502,6 +505,52 @@ def _has(name):
     return _find(name, sys.path) is not None
 
 
+def _base_executable(prefix):
+    # type: (str) -> Optional[str]
+    """The interpreter a virtual environment was made from, as the environment itself names it
+    (``sys._base_executable`` where it differs, else its pyvenv.cfg: ``executable``,
+    virtualenv's ``base-executable``, or ``home`` with this version's name), when that file
+    exists: what runs pip outside the environment (a venv's pip leaves the user site alone)."""
+    named = getattr(sys, "_base_executable", None)
+    if named and _norm(named) != _norm(sys.executable) and os.path.isfile(named):
+        return str(named)
+    config = {}  # type: Dict[str, str]
+    for line in (_read(os.path.join(prefix, "pyvenv.cfg")) or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            config[key.strip().lower()] = value.strip()
+    found = [config.get("executable"), config.get("base-executable")]
+    home = config.get("home")
+    if home:
+        major, minor = sys.version_info[:2]
+        found += [
+            os.path.join(home, "python%d.%d" % (major, minor)),
+            os.path.join(home, "python%d" % major),
+        ]
+    for candidate in found:
+        if candidate and os.path.isfile(candidate) and _norm(candidate) != _norm(sys.executable):
+            return candidate
+    return None
+
+
+def _base_pip():
+    # type: () -> Tuple[bool, bool]
+    """(the base interpreter has pip, it is marked externally managed): what the venv sees of
+    its base, its site-packages on sys.path (``--system-site-packages``) and its standard
+    library's EXTERNALLY-MANAGED file (PEP 668)."""
+    places = _places()
+    base = [p for p in sys.path if places.get(_norm(p)) in ("system_site", "user_site", "stdlib")]
+    marked = False
+    try:
+        import sysconfig
+
+        stdlib = sysconfig.get_path("stdlib")
+        marked = bool(stdlib) and os.path.isfile(os.path.join(stdlib, "EXTERNALLY-MANAGED"))
+    except Exception:
+        pass
+    return _find("pip", base) is not None, marked
+
+
 def collect(cwd=None):
     # type: (Optional[str]) -> Dict[str, Any]
     prefix = sys.prefix
@@ -513,11 +562,16 @@ def collect(cwd=None):
     else:
         kind = "system"
     dists = distributions(sys.path)
+    base_executable = _base_executable(prefix) if kind == "venv" else None
+    base_pip, base_marked = _base_pip() if base_executable else (None, None)
     return {
         "python_version": platform.python_version(),
         "python_executable": sys.executable,
         "prefix": prefix,
         "base_prefix": base_prefix,
+        "base_executable": base_executable,
+        "base_pip": base_pip,
+        "base_externally_managed": base_marked,
         "kind": kind,
         "user_site": _user_site(),
         "sys_platform": sys.platform,

@@ -385,6 +385,8 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
 
         command = recommend(known.snapshot, matrix, prefer=known.tf_version).command
         install = command or install
+    if not remove:
+        return install
     return f"pip uninstall -y {' '.join(remove)} && {install}"
 
 

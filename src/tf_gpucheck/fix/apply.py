@@ -40,7 +40,11 @@ from tf_gpucheck.installer.proof import prove as prove_command
 
 def prove(operation: Operation, env: Environment, timeout_s: float = 600.0) -> Proof:
     """What ``operation`` would change in ``env``, from the installer's own dry run."""
-    return prove_command(operation, env.python, env.versions(), env.pip, timeout_s)
+    root = os.path.realpath(env.prefix).rstrip(os.sep) + os.sep
+    outside = [
+        d.name for d in env.dists if env.in_venv and not os.path.realpath(d.info).startswith(root)
+    ]
+    return prove_command(operation, env.python, env.versions(), env.pip, timeout_s, outside=outside)
 
 
 def conda_owned(proof: Proof, env: Environment) -> str | None:

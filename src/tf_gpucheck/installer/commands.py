@@ -193,6 +193,14 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
     python = shell_quote(target.python_executable, windows=windows)
     installer = snapshot.installer
     user = any(d.location == "user_site" for d in main_distributions(snapshot))
+    if user and target.kind == "venv":
+        # site.py puts a venv's own site-packages ahead of the user site ("ensures venv takes
+        # precedence over user-site"): pip refuses --user there when it would lose ("Will not
+        # install to the user site because it will lack sys.path precedence"), so install into
+        # the venv; and a venv's pip leaves the user site alone ("Not uninstalling ... outside
+        # environment"): its base interpreter removes what is there
+        user = False
+        command = _uninstall_outside(command, snapshot)
     if user and refused(snapshot, ("--user",)) is not None:
         user = False
     kernel = snapshot.kernel
@@ -247,6 +255,46 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
     if pip == "pip" and not user and not no_user:
         return command
     return _PIP.sub(run, command)
+
+
+_UNINSTALL = re.compile(
+    r"(?<!-m )(?<!uv )(?<![\w./\\%-])pip uninstall -y"
+    r"((?: [A-Za-z0-9][A-Za-z0-9._-]*(?![\w.=<>!~\[-]))+)"
+)
+
+
+def _uninstall_outside(command: str, snapshot: Snapshot) -> str:
+    """``pip uninstall -y A B`` with the names a venv's pip would not touch (those in the user
+    site) uninstalled by the base interpreter the venv names, where that one has pip
+    (``--break-system-packages`` where its standard library is marked externally managed, PEP
+    668). Unchanged where the base interpreter or its pip was not observed."""
+    from packaging.utils import canonicalize_name
+
+    from tf_gpucheck.target import shell_quote
+
+    target = snapshot.target
+    if not target.base_executable or target.base_pip is not True:
+        return command
+    packages = snapshot.packages
+    located = {
+        canonicalize_name(d.name): d.location
+        for d in (*packages.tensorflow, *packages.nvidia, *(packages.other_frameworks or ()))
+    }
+    base = shell_quote(target.base_executable, windows=snapshot.system.os == "Windows")
+    flag = " --break-system-packages" if target.base_externally_managed else ""
+
+    def split(match: re.Match[str]) -> str:
+        names = match.group(1).split()
+        outside = [n for n in names if located.get(canonicalize_name(n)) == "user_site"]
+        if not outside:
+            return match.group(0)
+        parts = [f"{base} -m pip uninstall{flag} -y {' '.join(outside)}"]
+        inside = [n for n in names if n not in outside]
+        if inside:
+            parts.append(f"pip uninstall -y {' '.join(inside)}")
+        return " && ".join(parts)
+
+    return _UNINSTALL.sub(split, command)
 
 
 def _path_pip_is_target(snapshot: Snapshot) -> bool:

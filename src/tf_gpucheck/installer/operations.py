@@ -4,6 +4,7 @@ the proof asks the installer about."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -33,6 +34,9 @@ class Operation:
     """The requirements (install) or names (uninstall) it names."""
     environ: tuple[tuple[str, str], ...] = ()
     """The installer's variables set before it on the line (``PIP_NO_INDEX=0 pip install ...``)."""
+    python: str | None = None
+    """The interpreter ``P -m pip`` names by its full path (a venv's base interpreter, which
+    uninstalls from the user site); ``None``: the target's."""
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str] | None:
         """The environment it runs in: ``base`` (else this process's) with its own variables;
@@ -44,7 +48,7 @@ class Operation:
     def argv(self, python: str, uv: str = "uv") -> list[str]:
         if self.runner == "uv":
             return [uv, "pip", self.verb, *self.args]
-        return [python, "-m", "pip", self.verb, *self.args]
+        return [self.python or python, "-m", "pip", self.verb, *self.args]
 
     def names(self) -> list[str]:
         out = []
@@ -110,17 +114,17 @@ def _operation(words: list[str]) -> Operation | str:
     operation = _package_operation(words)
     if isinstance(operation, str) or not environ:
         return operation
-    return Operation(
-        operation.verb, operation.runner, operation.args, operation.requirements, tuple(environ)
-    )
+    return dataclasses.replace(operation, environ=tuple(environ))
 
 
 def _package_operation(words: list[str]) -> Operation | str:
     runner: Literal["pip", "uv"]
+    python = None
     if words[:1] in (["pip"], ["pip3"]):
         runner, rest = "pip", words[1:]
     elif len(words) >= 3 and words[1:3] == ["-m", "pip"]:
         runner, rest = "pip", words[3:]
+        python = words[0] if os.path.isabs(words[0]) else None
     elif words[:2] == ["uv", "pip"]:
         runner, rest = "uv", words[2:]
     else:
@@ -145,4 +149,4 @@ def _package_operation(words: list[str]) -> Operation | str:
         return "names no package"
     if verb == "uninstall" and runner == "pip" and "-y" not in args and "--yes" not in args:
         args = ["-y", *args]
-    return Operation(verb, runner, tuple(args), tuple(requirements))
+    return Operation(verb, runner, tuple(args), tuple(requirements), python=python)

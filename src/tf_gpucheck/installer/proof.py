@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -66,12 +66,19 @@ def prove(
     *,
     environ: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    outside: Collection[str] = (),
 ) -> Proof:
     """What ``operation`` would change in the environment of ``python`` (``now``: its versions;
-    ``pip``: its pip's version or ``None``), from the installer's own dry run."""
+    ``pip``: its pip's version or ``None``), from the installer's own dry run. ``outside``: the
+    distributions it sees that lie outside a virtual environment (the user site, the base's
+    site-packages): the venv's pip leaves them ("Not uninstalling ... outside environment"),
+    its base interpreter's pip (``operation.python``) removes those."""
     if operation.verb == "uninstall":
         names = [normal(n) for n in operation.names()]
-        return Proof("proven", {n: (now[n], None) for n in names if n in now}, by="pip uninstall")
+        away = {normal(n) for n in outside}
+        base = operation.python is not None and operation.python != python
+        gone = [n for n in names if n in now and (n in away) == base]
+        return Proof("proven", {n: (now[n], None) for n in gone}, by="pip uninstall")
     by = f"pip {pip} --dry-run" if operation.runner == "pip" else "uv --dry-run"
     if operation.runner == "uv":
         uv = uv_executable()

@@ -14,7 +14,7 @@ by the installer probe and already shaped the fix; this is the resolution agains
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -37,8 +37,10 @@ class Prover:
         environ: Mapping[str, str] | None = None,
         cwd: str | None = None,
         timeout_s: float = 600.0,
+        outside: Collection[str] = (),
     ) -> None:
         self.python = python
+        self.outside = frozenset(outside)
         self.versions = dict(versions)
         self.pip = pip
         self.environ = dict(environ) if environ is not None else None
@@ -98,6 +100,7 @@ class Prover:
                 self.timeout_s,
                 environ=self.environ,
                 cwd=self.cwd,
+                outside=self.outside,
             )
             if not proof.ok:
                 return proof

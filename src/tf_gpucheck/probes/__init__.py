@@ -129,6 +129,11 @@ class LiveProbes:
             facts.pip_version,
             environ=self.environ,
             cwd=self.cwd,
+            outside=[
+                d.name
+                for d in facts.distributions
+                if facts.kind == "venv" and d.location not in ("site", None)
+            ],
         )
 
     def installer(self, facts: InterpreterFacts) -> InstallerInfo | None:
@@ -148,6 +153,9 @@ def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
         chosen_by=choice.chosen_by,
         prefix=facts.prefix,
         base_prefix=facts.base_prefix,
+        base_executable=facts.base_executable,
+        base_pip=facts.base_pip,
+        base_externally_managed=facts.base_externally_managed,
         kind=facts.kind,
         user_site=facts.user_site,
         error=facts.error,

@@ -36,6 +36,8 @@ class RawDistribution:
     """The installer wrote REQUESTED: the user asked for it by name (not a dependency)."""
     installed_at: float | None = None
     """When its metadata folder was written (seconds since the epoch)."""
+    pth: str | None = None
+    """The ``.pth`` file that put its folder on sys.path (``location`` ``other``)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class InterpreterFacts:
     error: str | None = None
     prefix: str | None = None
     base_prefix: str | None = None
+    base_executable: str | None = None
+    base_pip: bool | None = None
+    base_externally_managed: bool | None = None
     kind: str | None = None
     user_site: str | None = None
     markers: dict[str, str] | None = None
@@ -137,6 +142,7 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
                 installed_at=float(item["installed_at"])
                 if isinstance(item.get("installed_at"), (int, float))
                 else None,
+                pth=item["pth"] if isinstance(item.get("pth"), str) else None,
             )
         )
 
@@ -163,6 +169,9 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
         distributions=tuple(dists),
         prefix=text("prefix"),
         base_prefix=text("base_prefix"),
+        base_executable=text("base_executable"),
+        base_pip=_flag(data.get("base_pip")),
+        base_externally_managed=_flag(data.get("base_externally_managed")),
         kind=text("kind"),
         user_site=text("user_site"),
         markers=markers if "sys_platform" in markers else None,

@@ -57,7 +57,7 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
     for dist in facts.distributions:
         if dist.name in TENSORFLOW_DISTRIBUTIONS:
             tensorflow.append(
-                Distribution(dist.name, dist.version, dist.location, dist.installed_at)
+                Distribution(dist.name, dist.version, dist.location, dist.installed_at, dist.pth)
             )
             extra = _and_cuda(dist.requires or ())
             if extra and not and_cuda:

@@ -25,6 +25,7 @@ from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import (
+    Distribution,
     ImportsInfo,
     ModuleOrigin,
     RequirementInfo,
@@ -34,7 +35,38 @@ from tf_gpucheck.snapshot import (
 
 
 def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
-    return remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
+    """Uninstall ``remove`` and install the GPU build this machine runs. A distribution in
+    another environment's site-packages, which a ``.pth`` file puts on this venv's sys.path, is
+    not this environment's to uninstall (its pip says "Not uninstalling ... outside
+    environment"): that ``.pth`` file is set aside instead, and where this environment then
+    holds one TensorFlow of its own, nothing is reinstalled."""
+    from tf_gpucheck.target import shell_quote
+
+    main = commands.main_distributions(snapshot)
+    shared = {
+        d.name: d.pth
+        for d in main
+        if d.name in remove and d.location == "other" and d.pth and snapshot.target.kind == "venv"
+    }
+    if not shared:
+        return remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
+    windows = snapshot.system.os == "Windows"
+    files = [p for p in dict.fromkeys(shared.values()) if p]
+    hide = " && ".join(
+        f"mv {shell_quote(p, windows=windows)} {shell_quote(p + '.disabled', windows=windows)}"
+        for p in files
+    )
+    kept = [d for d in main if d.name not in shared]
+    if len(kept) == 1 and kept[0].name in remove:
+        names = ", ".join(shared)
+        return (
+            f"{hide}  # set aside: it puts another environment's site-packages (with {names}) "
+            "on this one's sys.path"
+        )
+    rest = [n for n in remove if n not in shared]
+    return f"{hide} && " + remedies.replace_distributions(
+        Known.from_snapshot(snapshot), matrix, rest
+    )
 
 
 # --- TensorFlow itself ---------------------------------------------------------------------
@@ -631,7 +663,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "tf_install",
             "multiple_tf_distributions",
             f"{len(names)} TensorFlow distributions are installed at once: {', '.join(names)}",
-            f"They all write the same `tensorflow` package; whichever was installed last wins. Installed: {listing}",
+            _several_distributions(main, listing),
             _uninstall_and_install(snapshot, matrix, names),
         )
     name = names[0]
@@ -652,6 +684,24 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             _uninstall_and_install(snapshot, matrix, ["tensorflow-gpu"]),
         )
     return ok("tf_install", f"{listing}")
+
+
+def _several_distributions(main: list[Distribution], listing: str) -> str:
+    """Why two TensorFlow distributions at once harm, as their folders say: in one folder they
+    write the same ``tensorflow`` package (the last install wins); in different folders on
+    sys.path, ``import tensorflow`` gets the first one's and pip judges them all."""
+    places = {d.location for d in main}
+    if len(places) <= 1:
+        return (
+            "They all write the same `tensorflow` package; whichever was installed last wins. "
+            f"Installed: {listing}"
+        )
+    where = ", ".join(f"{d.name} in {_WHAT_PUT_IT_THERE.get(d.location or 'other')}" for d in main)
+    return (
+        f"They lie in different folders on sys.path ({where}): `import tensorflow` gets the "
+        "package of whichever folder comes first, and pip's check judges each of them. Installed: "
+        + listing
+    )
 
 
 def _no_cuda_build_here(snapshot: Snapshot) -> bool:
