@@ -1230,6 +1230,33 @@ class Part:
     """variables set before it on the line (``PIP_NO_INDEX=0 pip install ...``)"""
 
 
+_DIST_FOLDERS = """
+import json, os, sys
+import importlib.metadata as m
+out = {}
+for name in sys.argv[1:]:
+    try:
+        out[name] = os.path.realpath(str(m.distribution(name).locate_file("")))
+    except Exception:
+        pass
+print(json.dumps(out))
+"""
+
+
+def _dist_folders(
+    python: str, names: list[str], env: Mapping[str, str], cwd: Path
+) -> dict[str, str] | None:
+    """Where ``python``, in the user's setting, finds each of ``names`` (``None``: it did not
+    answer)."""
+    code, text = _run([python, "-c", _DIST_FOLDERS, *names], env, cwd)
+    try:
+        line = next(x for x in reversed(text.splitlines()) if x.startswith("{"))
+        found = json.loads(line) if code == 0 else None
+    except (ValueError, StopIteration):
+        return None
+    return found if isinstance(found, dict) else None
+
+
 def _shebang(script: str) -> str | None:
     try:
         with open(script, "rb") as handle:
@@ -1468,6 +1495,21 @@ def check_fix(
                     return FixResult(
                         "fails", fix, cause, f"{part.argv[0]} exits {code}: {_error_line(text)}"
                     )
+                continue
+            if part.outside and part.kind == "pip" and part.subcommand == "uninstall":
+                # another interpreter (a venv's base) uninstalling what the user's setting shows
+                # it: run for real only where all it finds lies in the copy (the user site there)
+                names = [a for a in part.argv[part.argv.index("uninstall") + 1 :] if a[:1] != "-"]
+                found = _dist_folders(part.python or part.argv[0], names, own, cwd)
+                if found is None or any(
+                    not _under(f, os.path.realpath(copy)) for f in found.values()
+                ):
+                    return FixResult(
+                        "not_checkable", fix, cause, f"it uninstalls outside the copy: {found}"
+                    )
+                code, text = _run(part.argv, own, cwd)
+                if code != 0:
+                    return FixResult("fails", fix, cause, f"exits {code}: {_error_line(text)}")
                 continue
             if part.outside and part.python is None and part.kind == "pip":
                 return FixResult(
