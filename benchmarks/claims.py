@@ -1963,6 +1963,31 @@ def print_report(
     )
 
 
+_FINGERPRINT = """
+import hashlib, os, sys
+import tf_gpucheck
+root = os.path.dirname(tf_gpucheck.__file__)
+h = hashlib.sha256()
+for folder, dirs, files in sorted(os.walk(root)):
+    dirs.sort()
+    for name in sorted(files):
+        if name.endswith((".py", ".yaml", ".json", ".txt")):
+            h.update(os.path.relpath(os.path.join(folder, name), root).encode())
+            with open(os.path.join(folder, name), "rb") as f:
+                h.update(f.read())
+print(tf_gpucheck.__version__ + "+" + h.hexdigest()[:16])
+"""
+
+
+def fingerprint(gpucheck_python: str) -> str:
+    """The gpucheck that runs doctor, by its version and a hash of its files: a resumed run must
+    run the very same code."""
+    out = subprocess.run(
+        [gpucheck_python, "-c", _FINGERPRINT], capture_output=True, text=True, check=True
+    )
+    return out.stdout.strip()
+
+
 def write_json(
     path: Path, args: argparse.Namespace, results: Sequence[EnvResult], summary: Json | None = None
 ) -> None:
@@ -1970,6 +1995,7 @@ def write_json(
         "seed": args.seed,
         "count": len(results),
         "gpucheck_python": args.gpucheck_python,
+        "gpucheck_fingerprint": args.fingerprint,
         "summary": summary or summarize(results),
         "environments": [r.as_json() for r in results],
     }
@@ -1989,6 +2015,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep every environment (kept/NNNN)")
     parser.add_argument("--json", type=Path, help="write every environment and statement here")
     parser.add_argument("--replay", type=Path, help="build the recipe(s) of this JSON file")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the run in --json: its environments are kept and not built again "
+        "(the same seed and the very same gpucheck, or it stops)",
+    )
     parser.add_argument(
         "--report", type=Path, help="print the report of a --json file (of an interrupted run too)"
     )
@@ -2031,6 +2063,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             (i, recipes.draw(args.seed, i, grammar, args.only))
             for i in range(args.start, args.start + args.count)
         ]
+    args.fingerprint = fingerprint(args.gpucheck_python)
+    resumed: list[EnvResult] = []
+    if args.resume:
+        if not args.json or not args.json.exists():
+            parser.error("--resume needs the --json file of the run to go on with")
+        before = json.loads(args.json.read_text())
+        if (
+            before.get("seed") != args.seed
+            or before.get("gpucheck_fingerprint") != args.fingerprint
+        ):
+            parser.error(
+                f"{args.json} is seed {before.get('seed')} with gpucheck "
+                f"{before.get('gpucheck_fingerprint')}; this is seed {args.seed} with "
+                f"{args.fingerprint}: not the same run"
+            )
+        resumed = [EnvResult.from_json(e) for e in before["environments"]]
+        done_indices = {r.index for r in resumed}
+        todo = [(i, r) for i, r in todo if i not in done_indices]
+        print(f"resuming: {len(resumed)} environments kept, {len(todo)} to go", file=sys.stderr)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="gpucheck-claims-"))
     root.mkdir(parents=True, exist_ok=True)
     jobs = max(1, args.jobs)
@@ -2050,7 +2101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{jobs} job(s)",
         file=sys.stderr,
     )
-    results: list[EnvResult] = []
+    results: list[EnvResult] = list(resumed)
     wall = time.monotonic()
 
     def one(index: int, recipe: Json, builder: recipes.Builder) -> None:

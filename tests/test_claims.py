@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+import tf_gpucheck
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
@@ -179,7 +181,7 @@ def test_oracle_import_through_a_pth_file_is_not_the_target_s(
 def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """Each file said to hide a package must be a module file of no distribution's, in a folder
     on the user's path ahead of the environment's own."""
-    w, b, site_a = pth_envs
+    _w, b, site_a = pth_envs
     w2 = tmp_path / "w"
     (w2 / "work").mkdir(parents=True)
     (w2 / "work" / "tensorflow.py").write_text("")
@@ -206,7 +208,8 @@ def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_p
     assert packaged.verdict == "false"
     gone = said(w2 / "work" / "keras.py")
     claims.judge(gone, oracle)
-    assert gone.verdict == "false" and "no such module file" in gone.truth
+    assert gone.verdict == "false"
+    assert "no such module file" in gone.truth
 
 
 def test_oracle_distributions_and_pip_check(
@@ -421,6 +424,25 @@ def test_seeded_sample_statements_hold(tmp_path: Path) -> None:
     ]
     assert len(checked) >= 10, "the sample states too little to test"
     assert [(s.check, s.said, s.truth) for s in checked if s.verdict == "false"] == []
+
+
+def test_a_resumed_run_must_be_the_same_seed_and_the_same_gpucheck(tmp_path: Path) -> None:
+    """--resume goes on only with the run it was given: another seed, or a gpucheck whose files
+    differ, is refused (exit 2) before anything is built."""
+    run = tmp_path / "run.json"
+    mine = claims.fingerprint(GPUCHECK)
+    assert mine.startswith(tf_gpucheck.__version__ + "+")
+    for seed, printed in ((9, mine), (8, "0.0.0+0000000000000000")):
+        run.write_text(
+            json.dumps({"seed": seed, "gpucheck_fingerprint": printed, "environments": []})
+        )
+        with pytest.raises(SystemExit) as stopped:
+            claims.main(
+                ["--seed", "8", "--count", "1", "--resume", "--json", str(run),
+                 "--gpucheck-python", GPUCHECK, "--workdir", str(tmp_path / "w")]
+            )  # fmt: skip
+        assert stopped.value.code == 2
+    assert not (tmp_path / "w").exists()
 
 
 def test_a_version_a_later_recipe_step_moved_is_not_the_fixs_doing(tmp_path: Path) -> None:
