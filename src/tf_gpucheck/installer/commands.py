@@ -193,6 +193,8 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
     python = shell_quote(target.python_executable, windows=windows)
     installer = snapshot.installer
     user = any(d.location == "user_site" for d in main_distributions(snapshot))
+    kernel = snapshot.kernel
+    in_kernel = kernel is not None and kernel.python == target.python_executable
     if user and target.kind == "venv":
         # site.py puts a venv's own site-packages ahead of the user site ("ensures venv takes
         # precedence over user-site"): pip refuses --user there when it would lose ("Will not
@@ -200,11 +202,11 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
         # the venv; and a venv's pip leaves the user site alone ("Not uninstalling ... outside
         # environment"): its base interpreter removes what is there
         user = False
-        command = _uninstall_outside(command, snapshot)
+        if not in_kernel:  # a notebook cell runs %pip, not a shell command line
+            command = _uninstall_outside(command, snapshot)
     if user and refused(snapshot, ("--user",)) is not None:
         user = False
-    kernel = snapshot.kernel
-    if kernel is not None and kernel.python == target.python_executable:
+    if in_kernel:
         # in a notebook, %pip runs pip with the kernel's own interpreter (IPython's magic)
         def magic(match: re.Match[str]) -> str:
             verb = match.group(1)
