@@ -277,8 +277,11 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     assert "OSError" in proof.reason
     assert "Errno 27" in proof.reason
 
-    # the same command, the same pip, without the limit: accepted (the command was never at fault)
-    free = prove(operations[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    # the same command, the same pip, without the limit: accepted (the command was never at fault;
+    # a command is proven with the interpreter it names)
+    unlimited, _, why = read_command(f'{python} -m pip install "tiny-pkg==1.0"')
+    assert not why
+    free = prove(unlimited[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
     assert free.status == "proven", free
     assert free.changes == {"tiny-pkg": (None, "1.0")}
 
