@@ -141,3 +141,40 @@ def test_a_background_child_runs_at_a_lower_priority_than_its_parent() -> None:
     assert lowered.returncode == 0
     assert int(plain.stdout) == os.nice(0)
     assert int(lowered.stdout) == min(os.nice(0) + 10, 19)
+
+
+def test_two_records_of_one_name_in_a_folder_read_as_importlib_metadata_reads_them(
+    tmp_path: Path,
+) -> None:
+    """``pip install --target DIR --upgrade`` leaves the old .dist-info beside the new one (a
+    real recipe: tf-keras 2.17.0 upgraded tensorflow 2.21.0 to 2.17.1 there). Which record wins
+    is the folder's own order, as importlib.metadata and pip read it, not the names' sort order:
+    the probe says the version the target's own importlib.metadata says."""
+    import os
+
+    for first, second in (("2.21.0", "2.17.1"), ("2.17.1", "2.21.0")):
+        folder = tmp_path / f"pkgs-{first}"
+        for version in (first, second):
+            info = folder / f"tensorflow-{version}.dist-info"
+            info.mkdir(parents=True)
+            (info / "METADATA").write_text(
+                f"Metadata-Version: 2.1\nName: tensorflow\nVersion: {version}\n"
+            )
+        env = {**os.environ, "PYTHONPATH": str(folder)}
+        truth = run_child(
+            [
+                sys.executable,
+                "-c",
+                "import importlib.metadata as m; print(m.version('tensorflow'))",
+            ],
+            timeout_s=60,
+            env=env,
+        ).stdout.strip()
+        result = run_child([sys.executable, script("interpreter_probe")], timeout_s=60, env=env)
+        assert result.returncode == 0, result.stderr
+        said = [
+            d["version"]
+            for d in json.loads(result.stdout)["distributions"]
+            if d["name"] == "tensorflow"
+        ]
+        assert said == [truth], (os.listdir(folder), said, truth)

@@ -182,7 +182,9 @@ def distributions(path, places=None):
         if not site or not os.path.isdir(site):
             continue
         try:
-            entries = sorted(os.listdir(site))
+            # the folder's own order, as importlib.metadata (and pip) read it: where a name has
+            # two records in one folder (pip --target --upgrade leaves the old one), theirs wins
+            entries = os.listdir(site)
         except OSError:
             continue
         for entry in entries:
