@@ -31,6 +31,18 @@ def base_python() -> str:
     pytest.skip("no base interpreter found")
 
 
+def user_site_of(python: str, user_base: Path) -> Path:
+    """The user site ``python`` reads with ``PYTHONUSERBASE=user_base``."""
+    out = subprocess.run(
+        [python, "-c", "import site; print(site.getusersitepackages())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONUSERBASE": str(user_base)},
+    ).stdout.strip()
+    return Path(out)
+
+
 def pyenv_python(version_prefix: str) -> str:
     found = sorted(PYENV.glob(f"{version_prefix}*/bin/python")) if PYENV.is_dir() else []
     if not found:
@@ -162,14 +174,7 @@ def test_user_site_packages_of_the_base_interpreter(
     # `pip install --user tensorflow` into the base interpreter; a bare name found on PATH.
     base = base_python()
     monkeypatch.setenv("PYTHONUSERBASE", str(tmp_path / "userbase"))
-    user_site = Path(
-        subprocess.run(
-            [base, "-c", "import site; print(site.getusersitepackages())"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
+    user_site = user_site_of(base, tmp_path / "userbase")
     add_distribution(user_site, "tensorflow", "2.21.0")
     monkeypatch.setenv("PATH", f"{Path(base).parent}{os.pathsep}{os.environ['PATH']}")
     data = detect_json(run_cli, "--python", Path(base).name)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_target import base_python, make_venv, pyenv_python, site_packages
+from tests.test_target import base_python, make_venv, pyenv_python, site_packages, user_site_of
 
 METADATA = Path(__file__).resolve().parent / "data" / "metadata"
 
@@ -339,14 +339,7 @@ def test_tensorflow_in_the_user_site_gets_user_installs(
     python = base_python()
     user_base = clean_env / "userbase"
     monkeypatch.setenv("PYTHONUSERBASE", str(user_base))
-    user_site = subprocess.run(
-        [python, "-c", "import site; print(site.getusersitepackages())"],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONUSERBASE": str(user_base)},
-    ).stdout.strip()
-    install_fake(Path(user_site), "tensorflow", "2.15.1")
+    install_fake(user_site_of(python, user_base), "tensorflow", "2.15.1")
     data = doctor(run_cli, Path(python), "--cwd", str(clean_env))
     tf = next(d for d in data["findings"] if d["check"] == "tf_install")
     assert tf["status"] in ("ok", "warn", "fail")
@@ -366,15 +359,7 @@ def test_a_user_site_tensorflow_seen_from_a_venv_is_replaced_inside_the_venv(
     user_base = clean_env / "userbase"
     monkeypatch.setenv("PYTHONUSERBASE", str(user_base))
     env = {**os.environ, "PYTHONUSERBASE": str(user_base)}
-    user_site = Path(
-        subprocess.run(
-            [base, "-c", "import site; print(site.getusersitepackages())"],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-        ).stdout.strip()
-    )
+    user_site = user_site_of(base, user_base)
     info = install_tensorflow_cpu(user_site, "2.17.1")
     venv = clean_env / "venv"
     subprocess.run(
