@@ -133,7 +133,9 @@ def doctor(
     def start_proofs(partial: Snapshot, probes: object) -> None:
         """While TensorFlow imports: the fixes that do not depend on it go to the installer."""
         make = getattr(probes, "prover", None)
-        prover = make() if callable(make) and proof_budget > 0 else None
+        # a redacted report carries no proofs (their installer lines name the user's paths):
+        # a dry run started for it would only hold the command up until the installer answered
+        prover = make() if callable(make) and proof_budget > 0 and not redact else None
         if prover is None:
             return
         provers.append(prover)
@@ -164,7 +166,7 @@ def doctor(
         requirements=requirements,
         logs=evidence,
     )
-    if provers and not redact:
+    if provers:
         from tf_gpucheck.checks.proofs import prove_report
 
         try:
