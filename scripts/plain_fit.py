@@ -13,15 +13,15 @@ import json
 import sys
 import time
 
-import keras
-import numpy as np
-
-from tf_gpucheck._children.bench_run import build
-
 BATCH, STEPS, EPOCHS = 128, 50, 5
 
 
 def main() -> None:
+    import keras
+    import numpy as np
+
+    from tf_gpucheck._children.bench_run import build
+
     for workload in sys.argv[1:]:
         keras.utils.set_random_seed(1234)
         shape = (784,) if workload == "mlp" else (32, 32, 3)
