@@ -25,7 +25,7 @@ step() { # step NAME SECONDS COMMAND...: stdout to NAME, stderr to NAME.err, exi
 if [ -z "${SKIP_INSTALL:-}" ]; then
     $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl > "$R/install.txt" 2>&1
     echo "install rc=$?" | tee -a "$R/steps.txt"
-    if ! "$PY" -c "import tf_gpucheck, keras" 2>> "$R/install.txt"; then  # a read-only environment
+    if ! "$PY" -c "import tf_gpucheck, optree" 2>> "$R/install.txt"; then  # a read-only environment
         $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl >> "$R/install.txt" 2>&1
         export PYTHONPATH=/tmp/site
         echo "install --target /tmp/site rc=$?" | tee -a "$R/steps.txt"

@@ -158,3 +158,86 @@ def test_a_library_that_crashes_the_loader_is_named(tmp_path: Path) -> None:
     assert str(folder / "libcublas.so.12") in finding.summary
     assert finding.fix is not None
     assert finding.fix.startswith(f"remove {folder} from LD_LIBRARY_PATH")
+
+
+CUDNN_SHIM = r"""
+#include <dlfcn.h>
+#include <stddef.h>
+/* cuDNN 9's libcudnn.so.9 is a shim: it opens its sub-libraries by SONAME */
+size_t cudnnGetVersion(void) {
+    void *graph = dlopen("libcudnn_graph.so.9", RTLD_NOW);
+    if (!graph) return 0;
+    size_t (*version)(void) = (size_t (*)(void))dlsym(graph, "graph_version");
+    return version ? version() : 0;
+}
+"""
+
+CUDNN_GRAPH = r"""
+#include <stddef.h>
+size_t graph_version(void) { return VERSION; }
+"""
+
+
+def test_each_copy_of_a_library_reports_its_own_version(tmp_path: Path) -> None:
+    # Real libraries built as cuDNN 9 is: the pip wheel's libcudnn.so.9 (9.19.0) and the
+    # system's (9.14.0, in the loader cache), each opening its libcudnn_graph.so.9 by SONAME
+    # from its own folder. Loaded in one process, the second copy got the first one's graph
+    # library (the loader had that SONAME already) and reported 9.14.0: seen on a real H200
+    # machine, where torch.backends.cudnn.version() said 91900.
+    import subprocess
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the libraries")
+    shim, graph = tmp_path / "shim.c", tmp_path / "graph.c"
+    shim.write_text(CUDNN_SHIM)
+    graph.write_text(CUDNN_GRAPH)
+    pip = tmp_path / "site-packages/nvidia/cudnn/lib"
+    system = tmp_path / "lib/x86_64-linux-gnu"
+    for folder, number in ((pip, 91900), (system, 91400)):
+        folder.mkdir(parents=True)
+        subprocess.run(
+            [
+                compiler,
+                "-shared",
+                "-fPIC",
+                f"-DVERSION={number}",
+                "-o",
+                str(folder / "libcudnn_graph.so.9"),
+                str(graph),
+                "-Wl,-soname,libcudnn_graph.so.9",
+            ],
+            check=True,
+        )
+        subprocess.run(
+            [
+                compiler,
+                "-shared",
+                "-fPIC",
+                "-o",
+                str(folder / "libcudnn.so.9"),
+                str(shim),
+                "-ldl",
+                "-Wl,-soname,libcudnn.so.9",
+                "-Wl,--enable-new-dtags,-rpath,$ORIGIN",
+            ],
+            check=True,
+        )
+    facts = InterpreterFacts(
+        "3.12.3",
+        "/venv/bin/python",
+        (RawDistribution("nvidia-cudnn-cu13", "9.19.0.56", None, (str(pip / "libcudnn.so.9"),)),),
+    )
+    ldconfig = f"\tlibcudnn.so.9 (libc6,x86-64) => {system / 'libcudnn.so.9'}\n"
+    info = probe_libraries(facts, {}, platform="linux", ldconfig_output=ldconfig)
+    cudnn = next(lib for lib in info.libraries if lib.name == "libcudnn")
+    assert [loc.path for loc in cudnn.locations] == [
+        str(pip / "libcudnn.so.9"),
+        str(system / "libcudnn.so.9"),
+    ]
+    assert cudnn.loaded_path == str(pip / "libcudnn.so.9")
+    assert cudnn.version == "9.19.0"
+    # with no TensorFlow asking, the loader's own order takes the cache's: the system's copy
+    assert [(r.path, r.version) for r in cudnn.resolutions] == [
+        (str(system / "libcudnn.so.9"), "9.14.0")
+    ]

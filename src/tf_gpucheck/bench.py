@@ -6,7 +6,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -255,13 +255,20 @@ def fingerprint(snapshot: Snapshot, backends: dict[str, dict[str, Any]]) -> dict
     }
 
 
-def gpu_unavailable_reason(snapshot: Snapshot) -> str | None:
-    """Doctor's first cause when TensorFlow cannot use a GPU here (None when it can): shown
-    instead of GPU figures. The whole diagnosis, not only the driver: a CPU-only TensorFlow
-    build or a missing TensorFlow is the reason before any driver."""
+def gpu_unavailable_reason(snapshot: Snapshot, backend: str = "tensorflow") -> str | None:
+    """Why ``backend`` cannot use a GPU here (None when it may), shown instead of GPU figures.
+
+    For TensorFlow, doctor's first cause: the whole diagnosis, not only the driver (a CPU-only
+    TensorFlow build or a missing TensorFlow is the reason before any driver). For JAX and
+    PyTorch only what the driver shows: TensorFlow's diagnosis says nothing about them (on a
+    real H200 with no TensorFlow, a doctor cause held their GPU runs back), and their own child
+    says when the backend sees no GPU."""
     from tf_gpucheck.checks import run_checks
     from tf_gpucheck.checks.diagnosis import EXPLAINS
-    from tf_gpucheck.checks.facts import visible_gpus
+    from tf_gpucheck.checks.facts import no_gpu_reason, visible_gpus
+
+    if backend != "tensorflow":
+        return no_gpu_reason(snapshot)
     from tf_gpucheck.installer.commands import rerun
     from tf_gpucheck.matrix import load_matrix
 
@@ -322,17 +329,23 @@ def run(
     plan: BenchPlan,
     snapshot: Snapshot,
     *,
-    gpu_reason: str | None,
+    gpu_reason: str | Mapping[str, str | None] | None,
     python: str | None = None,
     timeout_s: float = 600.0,
     progress: Progress | None = None,
 ) -> BenchReport:
     """Run every (backend, device) of the plan in its own child; a device or backend that cannot
-    run is a result, not an error."""
+    run is a result, not an error. ``gpu_reason``: why the GPU is not run, for every backend or
+    by backend (:func:`gpu_unavailable_reason`)."""
     from tf_gpucheck._children import script
     from tf_gpucheck._process import describe_exit, run_child_streaming
 
     interpreter = python or sys.executable
+    reasons = (
+        dict(gpu_reason)
+        if isinstance(gpu_reason, Mapping)
+        else dict.fromkeys(plan.backends, gpu_reason)
+    )
     results: list[BenchResult] = []
     described: dict[str, dict[str, Any]] = {}
     for backend in plan.backends:
@@ -345,9 +358,10 @@ def run(
             ]
             continue
         for device in plan.devices:
-            if device == "gpu" and gpu_reason is not None:
+            backend_reason = reasons.get(backend)
+            if device == "gpu" and backend_reason is not None:
                 results += [
-                    BenchResult("gpu", w, "unavailable", gpu_reason, backend=backend)
+                    BenchResult("gpu", w, "unavailable", backend_reason, backend=backend)
                     for w in plan.workloads
                 ]
                 continue
@@ -393,7 +407,11 @@ def run(
         results=tuple(results),
         speedups=tuple(speedups(results)),
         noisy=tuple(run_label(r, plan) for r in results if r.cv is not None and r.cv > NOISY_CV),
-        gpu_reason=gpu_reason,
+        gpu_reason=(
+            None
+            if any(r.device == "gpu" and r.status == "ok" for r in results)
+            else next((reasons[b] for b in plan.backends if reasons.get(b)), None)
+        ),
         rankings=tuple(rankings(results)),
     )
 

@@ -407,9 +407,28 @@ class NvmlGpu:
     """"8.0" style."""
     memory_total_bytes: int | None
     memory_used_bytes: int | None
+    """What programs hold, as nvidia-smi's "Used" (NVML's v2 memory info: the driver's own
+    reserve apart; the v1 call, all an old driver has, counts the reserve as used)."""
     processes: tuple[GpuProcess, ...]
     errors: dict[str, str] = field(default_factory=dict)
     """NVML errors by field name, for the values that could not be read."""
+    memory_reserved_bytes: int | None = None
+    """Memory the driver keeps for itself (nvidia-smi's "Reserved"); None where only the v1
+    call answered, whose ``used`` includes it."""
+    mig_mode: str | None = None
+    """"enabled" or "disabled" (nvidia-smi's "MIG Mode: Current"); None where the GPU has no
+    MIG (NVML answers "Not Supported") or it was not read."""
+
+    @property
+    def memory_free_bytes(self) -> int | None:
+        """What a program can still take (nvidia-smi's "Free")."""
+        if self.memory_total_bytes is None:
+            return None
+        return (
+            self.memory_total_bytes
+            - (self.memory_used_bytes or 0)
+            - (self.memory_reserved_bytes or 0)
+        )
 
 
 @dataclass(frozen=True)

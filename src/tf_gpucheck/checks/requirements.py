@@ -181,13 +181,12 @@ def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) ->
         short = [
             g
             for g in visible
-            if g.memory_total_bytes is None
-            or (g.memory_total_bytes - (g.memory_used_bytes or 0)) < req.min_free_memory_bytes
+            if g.memory_free_bytes is None or g.memory_free_bytes < req.min_free_memory_bytes
         ]
         if not visible or short:
             what = (
                 ", ".join(
-                    f"GPU {g.index}: {((g.memory_total_bytes or 0) - (g.memory_used_bytes or 0)) / 1024**3:.1f} GiB free"
+                    f"GPU {g.index}: {(g.memory_free_bytes or 0) / 1024**3:.1f} GiB free"
                     for g in short
                 )
                 or "no GPU is visible"

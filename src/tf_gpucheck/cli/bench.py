@@ -143,7 +143,7 @@ def benchmark(
     allowed = bench.parse_tolerance(tolerance)
     previous = bench.load_baseline(baseline) if baseline is not None else None
     snapshot = snapshot_for(ctx, None, python, 60.0, tf=False, installer=False)
-    gpu_reason = bench.gpu_unavailable_reason(snapshot)
+    gpu_reason = {b: bench.gpu_unavailable_reason(snapshot, b) for b in plan.backends}
     with bar_progress() as progress:
         result = bench.run(
             plan,

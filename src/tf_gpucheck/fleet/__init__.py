@@ -364,9 +364,9 @@ def _free(snapshot: Snapshot) -> tuple[int, int] | None:
     """(index, free bytes) of the visible GPU with the least free memory: the GPUs
     ``--min-free-memory`` judges."""
     free = [
-        (g.index, g.memory_total_bytes - (g.memory_used_bytes or 0))
+        (g.index, g.memory_free_bytes)
         for g in doctor_facts.visible_gpus(snapshot)[0]
-        if g.memory_total_bytes is not None
+        if g.memory_free_bytes is not None
     ]
     return min(free, key=lambda pair: pair[1]) if free else None
 

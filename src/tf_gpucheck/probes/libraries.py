@@ -226,10 +226,32 @@ def _parse_ldconfig(output: str) -> list[tuple[str, str]]:
 def _load(
     paths: list[str], found: dict[str, list[LibraryLocation]], timeout_s: float
 ) -> dict[str, dict[str, object]]:
+    """Load each folder's files in a child of its own, the folders' children side by side.
+
+    A process that has loaded one copy of a library answers for the next copy with the same
+    SONAME: cuDNN 9's libcudnn.so.9 opens its libcudnn_graph.so.9 by SONAME, which the loader
+    finds already loaded, so a pip wheel's libcudnn.so.9 loaded after the system's reports the
+    system's version (seen: 9.14.0 for nvidia-cudnn-cu13 9.19). Files of one folder are one set,
+    as the loader puts them together (a library's RUNPATH of $ORIGIN finds its own folder).
+    """
     names = {loc.path: name for name, locs in found.items() for loc in locs}
-    requests = [{"name": names.get(p) or _name_of(p), "path": p} for p in paths]
-    if not requests:
+    groups: dict[str, list[dict[str, str]]] = {}
+    for p in paths:
+        groups.setdefault(os.path.dirname(p), []).append(
+            {"name": names.get(p) or _name_of(p), "path": p}
+        )
+    if not groups:
         return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    results: dict[str, dict[str, object]] = {}
+    with ThreadPoolExecutor(max_workers=min(4, len(groups))) as pool:
+        for answer in pool.map(lambda group: _load_group(group, timeout_s), groups.values()):
+            results.update(answer)
+    return results
+
+
+def _load_group(requests: list[dict[str, str]], timeout_s: float) -> dict[str, dict[str, object]]:
     try:
         result = run_child(
             [sys.executable, script("dlopen_probe")],

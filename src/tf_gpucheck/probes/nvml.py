@@ -74,7 +74,8 @@ def _gpu(nvml: Any, index: int) -> NvmlGpu:
     cc = _call(
         nvml, errors, "compute_capability", lambda: nvml.nvmlDeviceGetCudaComputeCapability(handle)
     )
-    memory = _call(nvml, errors, "memory", lambda: nvml.nvmlDeviceGetMemoryInfo(handle))
+    memory, reserved = _memory(nvml, handle, errors)
+    mig = _mig_mode(nvml, handle, errors)
     processes: list[GpuProcess] = []
     for kind, getter in (
         ("compute", "nvmlDeviceGetComputeRunningProcesses"),
@@ -98,7 +99,37 @@ def _gpu(nvml: Any, index: int) -> NvmlGpu:
         memory_used_bytes=int(memory.used) if memory is not None else None,
         processes=tuple(processes),
         errors=errors,
+        memory_reserved_bytes=reserved,
+        mig_mode=mig,
     )
+
+
+def _memory(nvml: Any, handle: Any, errors: dict[str, str]) -> tuple[Any, int | None]:
+    """NVML's memory info and the driver's reserve. The v2 call (drivers >= 510) keeps the
+    reserve apart, as nvidia-smi does ("Used 0 MiB", "Reserved 616 MiB" on an idle H200, where
+    the v1 call says 616 MiB used); the v1 call is all an older driver or nvidia-ml-py has."""
+    version = getattr(nvml, "nvmlMemory_v2", None)
+    if version is not None:
+        try:
+            memory = nvml.nvmlDeviceGetMemoryInfo(handle, version=version)
+            return memory, int(memory.reserved)
+        except (nvml.NVMLError, AttributeError, TypeError):
+            pass  # NVML_ERROR_FUNCTION_NOT_FOUND on an old driver: the v1 call below
+    return _call(nvml, errors, "memory", lambda: nvml.nvmlDeviceGetMemoryInfo(handle)), None
+
+
+def _mig_mode(nvml: Any, handle: Any, errors: dict[str, str]) -> str | None:
+    """The current MIG mode; None without an error where the GPU has no MIG."""
+    try:
+        current, _pending = nvml.nvmlDeviceGetMigMode(handle)
+    except nvml.NVMLError as exc:
+        if getattr(exc, "value", None) != getattr(nvml, "NVML_ERROR_NOT_SUPPORTED", object()):
+            errors["mig_mode"] = _text(exc)
+        return None
+    except AttributeError:  # an nvidia-ml-py older than MIG
+        return None
+    enabled = getattr(nvml, "NVML_DEVICE_MIG_ENABLE", 1)
+    return "enabled" if current == enabled else "disabled"
 
 
 def _call(nvml: Any, errors: dict[str, str], field: str, function: Callable[[], T]) -> T | None:

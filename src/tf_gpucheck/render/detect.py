@@ -111,29 +111,25 @@ def _nvml(nvml: NvmlInfo) -> RenderableType:
         summary.add_row("GPUs", Text("the driver reports no GPU", style="warn"))
         return summary
     gpus = Table(box=None, pad_edge=False, header_style="muted")
-    for column in (
-        "#",
-        "name",
-        "compute capability",
-        "memory used / total",
-        "processes",
-        "PCI bus",
-        "UUID",
-    ):
+    mig = any(gpu.mig_mode is not None for gpu in nvml.gpus)
+    columns = ["#", "name", "compute capability", "memory used / total", "processes"]
+    columns += ["MIG"] if mig else []
+    for column in [*columns, "PCI bus", "UUID"]:
         gpus.add_column(column, overflow="fold")
     for gpu in nvml.gpus:
         memory = f"{human_bytes(gpu.memory_used_bytes)} / {human_bytes(gpu.memory_total_bytes)}"
-        gpus.add_row(
+        cells = [
             str(gpu.index),
             text(gpu.name),
             text(gpu.compute_capability),
             memory if gpu.memory_total_bytes is not None else "—",
             str(len(gpu.processes)),
-            text(gpu.pci_bus_id),
-            text(gpu.uuid),
-        )
+        ]
+        cells += [text(gpu.mig_mode)] if mig else []
+        gpus.add_row(*cells, text(gpu.pci_bus_id), text(gpu.uuid))
         for field, error in gpu.errors.items():
-            gpus.add_row("", Text(f"{field}: {error}", style="warn"), "", "", "", "", "")
+            blanks = [""] * len(cells)
+            gpus.add_row("", Text(f"{field}: {error}", style="warn"), *blanks)
     return Group(summary, gpus)
 
 
