@@ -434,7 +434,9 @@ def _plain_runs(results: list[BenchResult] | tuple[BenchResult, ...]) -> list[Be
 
 def speedups(results: list[BenchResult]) -> list[Speedup]:
     """GPU over CPU per backend and workload: the ratio of medians, and the range from the
-    windows' extremes."""
+    windows' extremes. Training compares samples/s; matmul compares GFLOP/s, since each device
+    multiplies matrices of its own size (products per second of n=8192 against n=2048 said
+    "0.6x" for an H200 running 50 TFLOP/s against a CPU's 1.2)."""
     by_key = {(r.backend, r.device, r.workload): r for r in _plain_runs(results)}
     out = []
     for (backend, device, workload), gpu in by_key.items():
@@ -452,7 +454,14 @@ def speedups(results: list[BenchResult]) -> list[Speedup]:
         if not all(rates):
             continue
         g, g_min, g_max, c, c_min, c_max = (float(r or 0) for r in rates)
-        out.append(Speedup(workload, g / c, g_min / c_max, g_max / c_min, backend))
+        scale = 1.0
+        if workload == "matmul":  # FLOP per product on each device: its own n
+            if not (gpu.gflops and cpu.gflops):
+                continue
+            scale = (gpu.gflops / g) / (cpu.gflops / c)
+        out.append(
+            Speedup(workload, g / c * scale, g_min / c_max * scale, g_max / c_min * scale, backend)
+        )
     return out
 
 

@@ -135,9 +135,11 @@ def _verdict(report: BenchReport) -> RenderableType:
     several = report.plan.backends != ("tensorflow",)
     for s in report.speedups:
         on = f" on {BACKEND_NAMES.get(s.backend, s.backend)}" if several else ""
+        does = "multiplies matrices" if s.workload == "matmul" else "trains"
+        measure = " in GFLOP/s" if s.workload == "matmul" else ""
         parts.append(
             Text(
-                f"{s.workload}: the GPU trains {s.median:.1f}x faster than the CPU{on} "
+                f"{s.workload}: the GPU {does} {s.median:.1f}x faster than the CPU{on}{measure} "
                 f"(range {s.low:.1f}x-{s.high:.1f}x over the timed windows)",
                 style="heading",
             )
