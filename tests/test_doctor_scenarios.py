@@ -24,6 +24,12 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "real-tf-2.21-and-cuda-py3.11-no-driver": ("fail", "no_nvidia_driver"),
     "real-tf-2.21-and-cuda-bad-pin-py3.11": ("fail", "no_nvidia_driver"),
     "real-tensorflow-cpu-2.21-py3.11": ("fail", "tf_cpu_only_build"),
+    # real recordings on a real H200 with PyTorch and JAX and no TensorFlow
+    # (tests/data/gpu/h200/README.md): the driver and the GPU work, TensorFlow is missing
+    "real-h200-torch-jax-no-tf": ("fail", "tf_not_installed"),
+    "real-h200-cuda-visible-devices-none": ("fail", "tf_not_installed"),
+    "real-h200-cuda-visible-devices-absent": ("fail", "tf_not_installed"),
+    "real-h200-process-holding-memory": ("fail", "tf_not_installed"),
     "two-a100": ("ok", None),
     "tf-cpu-build": ("fail", "tf_cpu_only_build"),
     "gpu-hidden-by-cuda-visible-devices": ("fail", "gpu_hidden_by_env"),

@@ -379,3 +379,19 @@ def test_a_schema_1_baseline_compares_with_tensorflow_runs() -> None:
         del row["backend"]
     (slow,) = compare(_report(17_000), old, 0.10)
     assert (slow.backend, slow.measure) == ("tensorflow", "samples_per_s")
+
+
+def test_redacted_doctor_starts_no_dry_run(run_cli: Any) -> None:
+    # a redacted report carries no proofs; a dry run started for it only held doctor up until
+    # the installer answered (87 s where the index was reachable)
+    asked: list[str] = []
+
+    class Probes(SnapshotProbes):
+        def prover(self) -> None:
+            asked.append("prover")
+
+    probes = Probes(scenario("tf-not-installed"))
+    assert run_cli(["doctor", "--json", "--redact"], probes).exit_code == 1
+    assert asked == []
+    assert run_cli(["doctor", "--json"], probes).exit_code == 1
+    assert asked == ["prover"]  # unredacted, the same report is proven
