@@ -35,8 +35,9 @@ class Operation:
     environ: tuple[tuple[str, str], ...] = ()
     """The installer's variables set before it on the line (``PIP_NO_INDEX=0 pip install ...``)."""
     python: str | None = None
-    """The interpreter ``P -m pip`` names by its full path (a venv's base interpreter, which
-    uninstalls from the user site); ``None``: the target's."""
+    """The interpreter ``P -m pip`` names by its full path: the command is proven and run with
+    that interpreter, whichever it is (the target's own, or a venv's base interpreter, which
+    uninstalls from the user site); ``None``: a bare ``pip`` or ``uv``, run for the target."""
 
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str] | None:
         """The environment it runs in: ``base`` (else this process's) with its own variables;
