@@ -392,18 +392,48 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
 
 def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) -> None:
     """no-index beside a find-links folder is a wheelhouse the user chose (an offline machine):
-    the install is printed as it is, the setting and how to lift it said on the line."""
+    where it holds what the install names, the install is printed as it is, the setting and
+    how to lift it said on the line; where it holds none of it, pip would refuse the install
+    as printed (seen pasted: "Could not find a version that satisfies the requirement"), so the
+    install is printed with the setting lifted for it, and why."""
+    from tf_gpucheck.installer.operations import read_command
+    from tf_gpucheck.installer.proof import prove
+
     python = venv_with_pip(tmp_path / "venv")
     install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
                  (METADATA / "tensorflow-2.21.0.METADATA").read_text()
                  .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
     wheels = tmp_path / "wheels"
     wheels.mkdir()
+    # only the names are read: pip reads a find-links folder's wheels by their file names
+    (wheels / "tensorflow-2.21.0-cp311-cp311-manylinux_2_27_x86_64.whl").write_bytes(b"")
+    (wheels / "numpy-2.3.5.tar.gz").write_bytes(b"")
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
                   PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))  # fmt: skip
     fix = data["first_fix"]["fix"]
     assert "PIP_NO_INDEX=0 " not in fix.split("  #")[0], fix
     assert f"(PIP_NO_INDEX=1): it looks only in {wheels}" in fix, fix
+
+    empty = tmp_path / "empty-wheels"
+    empty.mkdir()
+    (empty / "numpy-2.3.5.tar.gz").write_bytes(b"")
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
+                  PIP_NO_INDEX="1", PIP_FIND_LINKS=str(empty))  # fmt: skip
+    fix = data["first_fix"]["fix"]
+    code = fix.split("  #")[0]
+    for part in code.split(" && "):
+        assert ("pip install" in part) == part.startswith("PIP_NO_INDEX=0 "), fix
+    assert f"(PIP_NO_INDEX=1): {empty} holds no tensorflow; PIP_NO_INDEX=0 before" in fix, fix
+    # the real pip, in that setting, refuses the install as it would have been printed
+    install = next(p for p in code.split(" && ") if "pip install" in p)
+    plain, _, why = read_command(install.removeprefix("PIP_NO_INDEX=0 "))
+    assert not why
+    environ = {**os.environ, "HOME": str(tmp_path), "PIP_NO_INDEX": "1"}
+    environ["PIP_FIND_LINKS"] = str(empty)
+    pip = versions(python)["pip"]
+    refused = prove(plain[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    assert refused.status == "refused", refused
+    assert "from versions: none" in refused.reason or "No matching" in refused.reason
 
 
 def test_a_dry_run_stopped_at_the_deadline_leaves_nothing_in_tmp(tmp_path: Path) -> None:
@@ -452,3 +482,23 @@ def test_every_file_of_the_users_own_that_hides_a_package_is_renamed_by_one_fix(
     subprocess.run(fix.split("  #")[0], shell=True, check=True, cwd=work)
     again = doctor(python, "--proof-budget", "0", cwd=work)
     assert not [f for f in again["findings"] if f["cause"] == "module_shadowed"], again
+
+
+def test_a_wheelhouse_is_read_by_its_file_names(tmp_path: Path) -> None:
+    from tf_gpucheck.probes.installer import wheelhouse_projects
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for name in ("TensorFlow-2.21.0-cp311-cp311-manylinux_2_27_x86_64.whl",
+                 "ml_dtypes-0.5.4.tar.gz", "README.txt"):  # fmt: skip
+        (wheels / name).write_bytes(b"")
+    # a relative folder is the user's folder's; a folder that is not there adds nothing
+    found = wheelhouse_projects(("wheels", str(tmp_path / "absent")), str(tmp_path))
+    assert found == ("ml-dtypes", "tensorflow")
+    assert wheelhouse_projects((f"file://{wheels}",), None) == ("ml-dtypes", "tensorflow")
+    # what is not read is unknown, never "empty": a URL, a page, a name pip may read otherwise
+    assert wheelhouse_projects(("https://example.org/wheels/",), None) is None
+    (tmp_path / "page.html").write_text("<a href='x-1.0.tar.gz'>x</a>")
+    assert wheelhouse_projects((str(tmp_path / "page.html"),), None) is None
+    (wheels / "not-a-wheel.whl").write_bytes(b"")
+    assert wheelhouse_projects((str(wheels),), None) is None

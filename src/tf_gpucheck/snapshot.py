@@ -183,6 +183,10 @@ class InstallerInfo:
     find_links: tuple[str, ...] = ()
     """Where pip looks for packages besides an index (its ``find-links`` setting, as ``pip
     config debug`` lists it): with ``no-index``, the only place it looks."""
+    find_links_projects: tuple[str, ...] | None = None
+    """The projects (PEP 503 names) with a wheel or sdist in those ``find-links`` folders, read
+    from the file names as pip reads them; ``None``: not read (none set, or one is not a local
+    folder, or holds an archive whose name does not parse)."""
 
 
 @dataclass(frozen=True)

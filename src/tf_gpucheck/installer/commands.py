@@ -144,7 +144,12 @@ def with_index(command: str, snapshot: Snapshot) -> str:
         how = "run %env PIP_NO_INDEX=0 in the notebook first"
     elif uv and "offline" not in setting.lower():
         how = "no variable lifts it: take it out of uv's settings for this install"
-    elif not uv and installer is not None and installer.find_links:
+    elif (
+        not uv
+        and installer is not None
+        and installer.find_links
+        and not (missing := _not_in_wheelhouse(parts, installer.find_links_projects))
+    ):
         # a wheelhouse of the user's own (an offline machine, pinned wheels): theirs first
         where = " ".join(installer.find_links)
         how = (
@@ -162,9 +167,36 @@ def with_index(command: str, snapshot: Snapshot) -> str:
         if not any(part.startswith(lift) for part in parts):
             return command
         how = f"{lift.strip()} before an install lifts it for that install only"
+        if installer is not None and installer.find_links and not uv:
+            # the wheelhouse was read: what the install names is not in it, so pip would refuse
+            # it there ("Could not find a version that satisfies the requirement")
+            how = f"{' '.join(installer.find_links)} holds no {', '.join(missing)}; {how}"
     why = f"your {name} {_NO_INDEX_SAID} ({setting}): {how}"
     note = note.strip()
     return " && ".join(parts) + "  # " + (f"{note}; {why}" if hash_ and note else why)
+
+
+def _not_in_wheelhouse(parts: list[str], projects: tuple[str, ...] | None) -> list[str]:
+    """The projects the install parts name that the ``find-links`` folders hold no file of
+    (``[]`` where the folders were not read: then nothing is known to be missing)."""
+    if projects is None:
+        return []
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    from tf_gpucheck.installer.operations import read_command
+
+    missing: list[str] = []
+    for part in parts:
+        operations, _, _ = read_command(part)
+        for requirement in (r for o in operations if o.verb == "install" for r in o.requirements):
+            try:
+                name = canonicalize_name(Requirement(requirement).name)
+            except InvalidRequirement:
+                continue
+            if name not in projects and name not in missing:
+                missing.append(name)
+    return missing
 
 
 def _with_target_pip(command: str, snapshot: Snapshot) -> str:

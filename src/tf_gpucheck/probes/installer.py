@@ -112,7 +112,51 @@ def probe_installer(
         check_by=check_by,
         no_index=no_index,
         find_links=find_links,
+        find_links_projects=wheelhouse_projects(find_links, cwd) if find_links else None,
     )
+
+
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz", ".tar", ".tbz", ".tar.xz", ".txz")
+"""What pip takes from a find-links folder (its SUPPORTED_EXTENSIONS: wheels and archives)."""
+
+
+def wheelhouse_projects(find_links: tuple[str, ...], cwd: str | None) -> tuple[str, ...] | None:
+    """The projects (PEP 503 names) with a file in the ``find-links`` folders: a wheel's name
+    from its file name (PEP 427), an sdist's from the part before its version (PEP 625), as
+    pip's link evaluation reads them. A relative folder is the user's folder's, as pip takes it.
+    ``None`` where one entry is not a local folder (a URL or a page: not fetched here) or a file
+    of an archive kind has a name that does not parse (what pip makes of it is not known)."""
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
+    names: set[str] = set()
+    for entry in find_links:
+        folder = entry[len("file://") :] if entry.startswith("file://") else entry
+        if "://" in folder:
+            return None
+        folder = os.path.join(cwd or os.getcwd(), os.path.expanduser(folder))
+        try:
+            files = os.listdir(folder)
+        except OSError:  # missing (pip skips it with a warning) or a file (an HTML page)
+            if os.path.isdir(folder) or os.path.exists(folder):
+                return None
+            continue
+        for name in files:
+            lower = name.lower()
+            if not lower.endswith(_ARCHIVES):
+                continue
+            try:
+                if lower.endswith(".whl"):
+                    names.add(str(parse_wheel_filename(name)[0]))
+                else:
+                    names.add(str(parse_sdist_filename(name)[0]))
+            except (InvalidWheelFilename, InvalidSdistFilename):
+                return None
+    return tuple(sorted(names))
 
 
 # pip's configuration.py: files are read global, user, site, then PIP_CONFIG_FILE ("env"),
