@@ -500,7 +500,7 @@ def _shadowed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str
 
 @remedy("pythonpath_foreign")
 def _pythonpath(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "unset PYTHONPATH  # it points at another environment's packages"
+    return "unset PYTHONPATH  # its folders come before this environment's own packages"
 
 
 @remedy("interpreter_mismatch")

@@ -135,12 +135,14 @@ def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str
     import os
     import shlex
 
+    # what is observed: the entry comes before the environment's own site-packages (not whose
+    # packages they are: a `pip install --target` folder belongs to no environment)
     if entry is None:
-        return "unset PYTHONPATH  # it brings another environment's packages"
+        return "unset PYTHONPATH  # its folders come before this environment's own packages"
     wanted = os.path.normcase(os.path.abspath(entry))
     rest = [p for p in pythonpath if os.path.normcase(os.path.abspath(p)) != wanted]
     if not rest or len(rest) == len(pythonpath):
-        return "unset PYTHONPATH  # it brings another environment's packages"
+        return f"unset PYTHONPATH  # {entry} comes before this environment's own packages"
     return f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}  # without {entry}"
 
 
