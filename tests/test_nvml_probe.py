@@ -214,3 +214,47 @@ def test_probe_module_imports_no_nvml_at_import_time() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False"
+
+
+class FakeNvmlV2(FakeNvml):
+    """A driver with NVML's v2 memory call (the reserve apart) and MIG."""
+
+    nvmlMemory_v2 = pynvml.nvmlMemory_v2
+    NVML_DEVICE_MIG_ENABLE = pynvml.NVML_DEVICE_MIG_ENABLE
+
+    def nvmlDeviceGetMemoryInfo(self, handle: Handle, version: int | None = None) -> Any:
+        total, used = self._field(handle, "memory")  # v1: the reserve counted as used
+        if version is None:
+            return types.SimpleNamespace(total=total, used=used, free=total - used)
+        if self._gpu(handle).get("no_v2"):
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
+        reserved = self._gpu(handle)["reserved"]
+        return types.SimpleNamespace(
+            total=total, reserved=reserved, used=used - reserved, free=total - used
+        )
+
+    def nvmlDeviceGetMigMode(self, handle: Handle) -> list[int]:
+        mode = self._field(handle, "mig")
+        return [mode, mode]
+
+
+def test_memory_apart_from_the_drivers_reserve_and_mig_mode() -> None:
+    reserved = 644_939_776  # what an idle H200 reserved (nvidia-smi: "Reserved 616 MiB")
+    fake = FakeNvmlV2(
+        [
+            gpu(0, memory=(150_754_820_096, reserved), reserved=reserved, mig=1),
+            gpu(1, no_v2=True, mig=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)),
+            gpu(2, reserved=0, mig=pynvml.NVMLError(pynvml.NVML_ERROR_UNKNOWN)),
+        ]
+    )
+    h200, old, odd = probe_nvml(loader(fake)).gpus
+    assert (h200.memory_used_bytes, h200.memory_reserved_bytes) == (0, reserved)
+    assert h200.memory_free_bytes == 150_754_820_096 - reserved
+    assert h200.mig_mode == "enabled"
+    assert h200.errors == {}
+    # a driver without the v2 call: v1's figures, the reserve unknown; a GPU without MIG
+    assert (old.memory_used_bytes, old.memory_reserved_bytes) == (545_259_520, None)
+    assert old.mig_mode is None
+    assert old.errors == {}
+    assert odd.mig_mode is None
+    assert "mig_mode" in odd.errors

@@ -266,11 +266,11 @@ def gpu_unavailable_reason(snapshot: Snapshot, backend: str = "tensorflow") -> s
     from tf_gpucheck.checks import run_checks
     from tf_gpucheck.checks.diagnosis import EXPLAINS
     from tf_gpucheck.checks.facts import no_gpu_reason, visible_gpus
+    from tf_gpucheck.installer.commands import rerun
+    from tf_gpucheck.matrix import load_matrix
 
     if backend != "tensorflow":
         return no_gpu_reason(snapshot)
-    from tf_gpucheck.installer.commands import rerun
-    from tf_gpucheck.matrix import load_matrix
 
     report = run_checks(snapshot, load_matrix())
     first = report.first_fix

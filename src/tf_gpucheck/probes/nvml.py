@@ -105,9 +105,9 @@ def _gpu(nvml: Any, index: int) -> NvmlGpu:
 
 
 def _memory(nvml: Any, handle: Any, errors: dict[str, str]) -> tuple[Any, int | None]:
-    """NVML's memory info and the driver's reserve. The v2 call (drivers >= 510) keeps the
-    reserve apart, as nvidia-smi does ("Used 0 MiB", "Reserved 616 MiB" on an idle H200, where
-    the v1 call says 616 MiB used); the v1 call is all an older driver or nvidia-ml-py has."""
+    """NVML's memory info and the driver's reserve. The v2 call keeps the reserve apart, as
+    nvidia-smi does ("Used 0 MiB", "Reserved 616 MiB" on an idle H200, where the v1 call said
+    615.1 MiB used); the v1 call is all an older driver or nvidia-ml-py has."""
     version = getattr(nvml, "nvmlMemory_v2", None)
     if version is not None:
         try:
@@ -123,7 +123,9 @@ def _mig_mode(nvml: Any, handle: Any, errors: dict[str, str]) -> str | None:
     try:
         current, _pending = nvml.nvmlDeviceGetMigMode(handle)
     except nvml.NVMLError as exc:
-        if getattr(exc, "value", None) != getattr(nvml, "NVML_ERROR_NOT_SUPPORTED", object()):
+        # a GPU without MIG says Not Supported; a driver older than MIG has no such function
+        quiet = ("NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_FUNCTION_NOT_FOUND")
+        if getattr(exc, "value", None) not in {getattr(nvml, name, None) for name in quiet}:
             errors["mig_mode"] = _text(exc)
         return None
     except AttributeError:  # an nvidia-ml-py older than MIG
