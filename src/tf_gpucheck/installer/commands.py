@@ -138,18 +138,20 @@ def with_index(command: str, snapshot: Snapshot) -> str:
     code, hash_, note = split_comment(command)
     parts = code.split(" && ")
     name = "uv" if uv else "pip"
+    wheelhouse = not uv and installer is not None and bool(installer.find_links)
+    # what the install names that the user's wheelhouse (read by its file names) holds nothing of
+    missing = (
+        _not_in_wheelhouse(parts, installer.find_links_projects)
+        if wheelhouse and installer is not None
+        else []
+    )
     if snapshot.system.os == "Windows":
         how = f"set {'UV_OFFLINE' if uv else 'PIP_NO_INDEX'}=0 in this shell first"
     elif any(part.lstrip().startswith("%pip") for part in parts):
         how = "run %env PIP_NO_INDEX=0 in the notebook first"
     elif uv and "offline" not in setting.lower():
         how = "no variable lifts it: take it out of uv's settings for this install"
-    elif (
-        not uv
-        and installer is not None
-        and installer.find_links
-        and not (missing := _not_in_wheelhouse(parts, installer.find_links_projects))
-    ):
+    elif wheelhouse and installer is not None and not missing:
         # a wheelhouse of the user's own (an offline machine, pinned wheels): theirs first
         where = " ".join(installer.find_links)
         how = (
@@ -167,9 +169,8 @@ def with_index(command: str, snapshot: Snapshot) -> str:
         if not any(part.startswith(lift) for part in parts):
             return command
         how = f"{lift.strip()} before an install lifts it for that install only"
-        if installer is not None and installer.find_links and not uv:
-            # the wheelhouse was read: what the install names is not in it, so pip would refuse
-            # it there ("Could not find a version that satisfies the requirement")
+        if missing and installer is not None:
+            # pip would refuse it there ("Could not find a version that satisfies the requirement")
             how = f"{' '.join(installer.find_links)} holds no {', '.join(missing)}; {how}"
     why = f"your {name} {_NO_INDEX_SAID} ({setting}): {how}"
     note = note.strip()

@@ -142,7 +142,7 @@ def wheelhouse_projects(find_links: tuple[str, ...], cwd: str | None) -> tuple[s
         try:
             files = os.listdir(folder)
         except OSError:  # missing (pip skips it with a warning) or a file (an HTML page)
-            if os.path.isdir(folder) or os.path.exists(folder):
+            if os.path.exists(folder):
                 return None
             continue
         for name in files:
