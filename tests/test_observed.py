@@ -361,6 +361,94 @@ def test_pip_config_debug_is_read_in_pips_own_order() -> None:
     )
 
 
+def test_pip_config_debug_settings_keep_files_and_variables_apart() -> None:
+    """Every setting pip reads for install, from the listing ``pip config debug`` prints (pip
+    23.2, this machine): the files' value (a later file over an earlier, ``[install]`` over
+    ``[global]``, a value of several lines joined as pip splits a list) and, apart, the
+    variable; an empty variable and ``PIP_CONFIG_FILE`` are not settings."""
+    from tf_gpucheck.probes.installer import config_settings
+    from tf_gpucheck.snapshot import InstallerSetting
+
+    listing = (
+        "env_var:\n  PIP_CONFIG_FILE='/home/u/more.conf'\n  PIP_TARGET=''\n"
+        "  PIP_INDEX_URL='https://mirror.example/simple'\n"
+        "env:\n  /home/u/more.conf, exists: True\n    install.prefix: /opt/p\n"
+        "global:\n  /etc/pip.conf, exists: True\n    global.target: /srv/a\n"
+        "    global.extra-index-url: \n    https://one.example/simple\n"
+        "    https://two.example/simple\n"
+        "site:\n  /venv/pip.conf, exists: False\n"
+        "user:\n  /home/u/.config/pip/pip.conf, exists: True\n    install.target: /srv/b\n"
+        "    global.index-url: https://files.example/simple\n"
+    )
+    found = set(config_settings(listing))
+    assert found == {
+        InstallerSetting("target", "/srv/b", "/home/u/.config/pip/pip.conf"),
+        InstallerSetting("prefix", "/opt/p", "/home/u/more.conf"),
+        InstallerSetting(
+            "extra-index-url", "https://one.example/simple https://two.example/simple",
+            "/etc/pip.conf",
+        ),
+        InstallerSetting("index-url", "https://files.example/simple",
+                         "/home/u/.config/pip/pip.conf"),
+        InstallerSetting("index-url", "https://mirror.example/simple", "PIP_INDEX_URL"),
+    }  # fmt: skip
+
+
+def test_a_pip_set_to_install_elsewhere_gets_installs_that_land_in_the_environment(
+    tmp_path: Path,
+) -> None:
+    """A user's pip.conf says ``[install] target = FOLDER``: every ``pip install`` lands in that
+    folder and the environment keeps what it had (seen on a real environment: the fix upgraded
+    protobuf into the folder, the venv kept 3.20.3). doctor reads the setting from pip's own
+    ``pip config debug`` in the user's setting, says it on the line, and prints each install
+    with the variables that set it aside for that install, the other settings kept. The real pip
+    in that setting installs the printed way into the environment, the plain way into the
+    folder."""
+    from tf_gpucheck.installer.operations import read_command
+
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    home = tmp_path / "home"
+    config = home / ".config" / "pip" / "pip.conf"
+    config.parent.mkdir(parents=True)
+    folder = tmp_path / "pip-target"
+    wheels = tmp_path / "wheels"
+    _tiny_wheel(wheels)
+    config.write_text(f"[global]\nfind-links = {wheels}\n[install]\ntarget = {folder}\n")
+    user = {"HOME": str(home), "PIP_FIND_LINKS": "", "PIP_NO_INDEX": "1"}  # the file's links
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **user)
+    installs = [f["fix"] for f in data["findings"] if f["fix"] and "pip install" in f["fix"]]
+    assert installs, data["findings"]
+    for fix in installs:
+        assert f"(target = {folder} in {config})" in fix, fix
+        for part in fix.split("  #")[0].split(" && "):
+            if "pip install" in part:
+                assert part.startswith("PIP_CONFIG_FILE=/dev/null "), fix
+                assert f" PIP_FIND_LINKS={wheels} " in part, fix  # the file's other setting
+                # the user's no-index is lifted once, by the variable that lifts it, not carried
+                assert part.count("PIP_NO_INDEX=") == 1, fix
+                assert " PIP_NO_INDEX=0 " in part, fix
+    install = next(p for p in installs[0].split("  #")[0].split(" && ") if "pip install" in p)
+    printed, _, why = read_command(install)
+    assert not why
+    environ = {**os.environ, **user}
+    environ.pop("PIP_CONFIG_FILE", None)
+    for lifted in (False, True):
+        # the printed variables but the index's (the wheelhouse holds tiny-pkg; no download)
+        extra = {k: v for k, v in printed[0].environ if k != "PIP_NO_INDEX"} if lifted else {}
+        result = subprocess.run(
+            [str(python), "-m", "pip", "install", "tiny-pkg==1.0"],
+            capture_output=True, text=True, check=False, cwd=tmp_path,
+            env={**environ, **extra},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        in_environment = (site_packages(python) / "tiny_pkg" / "__init__.py").exists()
+        in_folder = (folder / "tiny_pkg" / "__init__.py").exists()
+        assert (in_environment, in_folder) == ((True, True) if lifted else (False, True))
+
+
 def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Path) -> None:
     """A uv environment whose user has UV_OFFLINE=1: uv's own resolved settings (`uv pip
     install --show-settings`) say it is offline; each printed `uv pip install` carries

@@ -157,6 +157,22 @@ class UnmetRequirement:
 
 
 @dataclass(frozen=True)
+class InstallerSetting:
+    """One pip option as ``install`` reads it: ``target = /x in /home/u/.config/pip/pip.conf``
+    or ``PIP_TARGET=/x``."""
+
+    key: str
+    """The option's long name: ``target``, ``index-url``."""
+    value: str
+    source: str
+    """The config file, or the variable (``PIP_TARGET``)."""
+
+    @property
+    def variable(self) -> bool:
+        return self.source.startswith("PIP_")
+
+
+@dataclass(frozen=True)
 class InstallerInfo:
     """The target's installer, asked in the user's setting (see :mod:`tf_gpucheck.probes.installer`)."""
 
@@ -187,6 +203,11 @@ class InstallerInfo:
     """The projects (PEP 503 names) with a wheel or sdist in those ``find-links`` folders, read
     from the file names as pip reads them; ``None``: not read (none set, or one is not a local
     folder, or holds an archive whose name does not parse)."""
+    settings: tuple[InstallerSetting, ...] | None = None
+    """pip's settings for ``install`` as ``pip config debug`` lists them in the user's setting:
+    for each option, the value its config files give it (a later file over an earlier one,
+    ``[install]`` over ``[global]``) and, apart, the ``PIP_*`` variable that overrides it;
+    ``None``: not asked (uv, a pip without ``config debug``)."""
 
 
 @dataclass(frozen=True)

@@ -110,8 +110,10 @@ def with_target_pip(command: str, snapshot: Snapshot) -> str:
     """``command`` written for the target's installer (:func:`_with_target_pip`), and, where
     that pip is set to ``no-index`` (observed in the user's setting by ``pip config debug``),
     each ``pip install`` with ``PIP_NO_INDEX=0`` before it: the variable pip reads last, so it
-    lifts the setting for that one command and changes no file."""
-    return with_index(_with_target_pip(command, snapshot), snapshot)
+    lifts the setting for that one command and changes no file; and where its settings send
+    installs elsewhere (``target``, ``prefix``, ``root``), the variables that set those aside for
+    that install alone (:func:`with_location`)."""
+    return with_location(with_index(_with_target_pip(command, snapshot), snapshot), snapshot)
 
 
 NO_INDEX_OFF = "PIP_NO_INDEX=0 "
@@ -175,6 +177,81 @@ def with_index(command: str, snapshot: Snapshot) -> str:
     why = f"your {name} {_NO_INDEX_SAID} ({setting}): {how}"
     note = note.strip()
     return " && ".join(parts) + "  # " + (f"{note}; {why}" if hash_ and note else why)
+
+
+LOCATION_KEYS = ("target", "prefix", "root")
+"""pip options that put an install somewhere other than the interpreter's own environment (pip's
+``--target``, ``--prefix``, ``--root``; its install command takes each from a config file or a
+``PIP_*`` variable as from the command line)."""
+_LOCATION_SAID = "your pip is set to install elsewhere"
+
+
+def with_location(command: str, snapshot: Snapshot) -> str:
+    """Each ``pip install`` part of ``command`` with the variables that set aside the target's
+    observed ``target``/``prefix``/``root`` settings for that install alone, said on the line:
+    a variable of the user's is emptied (pip skips an empty variable); a config file's setting
+    needs ``PIP_CONFIG_FILE=/dev/null`` (pip then reads no config file), with every other
+    setting those files hold passed as its ``PIP_*`` variable, so the install is the user's own
+    but for where it goes. Said, not lifted, where no variable can be set on the line (Windows,
+    ``%pip``); uv's settings are not read. Idempotent."""
+    installer = snapshot.installer
+    if installer is None or installer.tool != "pip" or not installer.settings:
+        return command
+    placed = [s for s in installer.settings if s.key in LOCATION_KEYS]
+    if not placed or _LOCATION_SAID in command or not _ANY_INSTALL.search(command):
+        return command
+    from tf_gpucheck.installer.operations import split_comment
+
+    code, hash_, note = split_comment(command)
+    parts = code.split(" && ")
+    variables = {s.key for s in installer.settings if s.variable}
+    lift: list[tuple[str, str]] = []
+    if any(not s.variable for s in placed):
+        lift.append(("PIP_CONFIG_FILE", "/dev/null"))
+        lift += [
+            (_variable(s.key), s.value)
+            for s in installer.settings
+            if not s.variable and s.key not in LOCATION_KEYS and s.key not in variables
+        ]
+    lift += [(s.source, "") for s in placed if s.variable]
+    said = "; ".join(
+        f"{s.source}={s.value}" if s.variable else f"{s.key} = {s.value} in {s.source}"
+        for s in placed
+    )
+    windows = snapshot.system.os == "Windows"
+    if windows or any(part.lstrip().startswith("%pip") for part in parts):
+        why = f"{_LOCATION_SAID} ({said}): set that aside for this install"
+    else:
+        parts = [
+            _assigned(part, lift)
+            if _ANY_INSTALL.search(part) and not part.startswith("uv ")
+            else part
+            for part in parts
+        ]
+        why = (
+            f"{_LOCATION_SAID} ({said}): the variables before it set that aside for this "
+            "install, your other settings kept"
+        )
+    note = note.strip()
+    return " && ".join(parts) + "  # " + (f"{note}; {why}" if hash_ and note else why)
+
+
+def _assigned(part: str, lift: list[tuple[str, str]]) -> str:
+    """``part`` with each variable of ``lift`` set before it, but those it already sets."""
+    import shlex
+
+    words = [
+        f"{name}={shlex.quote(value) if value else ''}"
+        for name, value in lift
+        if not re.search(rf"(?:^|\s){name}=", part)
+    ]
+    return " ".join([*words, part])
+
+
+def _variable(key: str) -> str:
+    """The ``PIP_*`` variable pip reads for an option (its configuration: ``PIP_`` and the
+    name in capitals, ``-`` as ``_``)."""
+    return "PIP_" + key.upper().replace("-", "_")
 
 
 def _not_in_wheelhouse(parts: list[str], projects: tuple[str, ...] | None) -> list[str]:

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
-from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer, UnmetRequirement
+from tf_gpucheck.snapshot import InstallerInfo, InstallerSetting, PolicyAnswer, UnmetRequirement
 
 PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
 """A name no index has: the installer's answer to it is its policy, never an install."""
@@ -101,7 +101,7 @@ def probe_installer(
         check, check_by = checked.result()
         path_pip_location = located.result() if located else None
         answer = index.result()
-        no_index, find_links = answer if isinstance(answer, tuple) else (answer, ())
+        no_index, find_links, settings = answer if isinstance(answer, tuple) else (answer, (), None)
     return InstallerInfo(
         tool=tool,
         version=version,
@@ -113,6 +113,7 @@ def probe_installer(
         no_index=no_index,
         find_links=find_links,
         find_links_projects=wheelhouse_projects(find_links, cwd) if find_links else None,
+        settings=settings,
     )
 
 
@@ -183,18 +184,19 @@ def _settings(
 
 def no_index_setting(
     python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
-) -> tuple[str | None, tuple[str, ...]]:
+) -> tuple[str | None, tuple[str, ...], tuple[InstallerSetting, ...] | None]:
     """Where the target's pip is set to ``no-index`` (``PIP_NO_INDEX=1``, ``no-index = true in
-    FILE``; ``None``: it is not) and the ``find-links`` it then looks in, from ``pip config
-    debug`` run in the user's setting (a pip older than 20 has no ``config debug``: then only
-    the variables)."""
+    FILE``; ``None``: it is not), the ``find-links`` it then looks in, and every setting it reads
+    for ``install`` (:func:`config_settings`), from ``pip config debug`` run in the user's
+    setting (a pip older than 20 has no ``config debug``: then only the variables, and no
+    settings)."""
     text = _settings([python, "-m", "pip", "config", "debug"], environ, cwd, timeout_s)
     if not text:
         variable = environ.get("PIP_NO_INDEX")
         on = variable is not None and variable.strip().lower() in _TRUE
         links = tuple((environ.get("PIP_FIND_LINKS") or "").split())
-        return (f"PIP_NO_INDEX={variable}" if on else None), links
-    return read_config_debug(text), read_find_links(text)
+        return (f"PIP_NO_INDEX={variable}" if on else None), links, None
+    return read_config_debug(text), read_find_links(text), config_settings(text)
 
 
 def uv_offline_setting(
@@ -240,40 +242,64 @@ def read_find_links(text: str) -> tuple[str, ...]:
 
 
 def _effective(text: str, key: str) -> tuple[str, str] | None:
-    """(value, where) of one option for ``install``, from ``pip config debug``'s listing (pip's
+    """(value, where) of one option for ``install``: its variable over every file."""
+    found = {s.source if s.variable else "file": s for s in config_settings(text) if s.key == key}
+    setting = next((s for s in found.values() if s.variable), found.get("file"))
+    return (setting.value, setting.source) if setting else None
+
+
+_OPTION_LINE = re.compile(r"^ {4}(?P<key>[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+):(?: (?P<value>.*))?$")
+"""``    global.index-url: https://...`` (pip's ``config debug``: ``section.key: value``)."""
+
+
+def config_settings(text: str) -> tuple[InstallerSetting, ...]:
+    """Every option pip reads for ``install``, from ``pip config debug``'s listing (pip's
     commands/configuration.py: ``env_var:`` then ``  PIP_X='v'``; each file variant, then
-    ``  FILE, exists: True`` and ``    section.key: value``): a variable over every file, a
-    later file over an earlier one, ``[install]`` over ``[global]``. pip skips an empty
-    variable."""
-    variable_name = "PIP_" + key.upper().replace("-", "_")
-    merged: dict[str, tuple[str, str]] = {}
-    by_variant: dict[str, list[tuple[str, str, str]]] = {}
-    variable: str | None = None
+    ``  FILE, exists: True`` and ``    section.key: value``): for each option the files' value (a
+    later file over an earlier one, ``[install]`` over ``[global]``; a value of several lines
+    one item a line, joined by spaces as pip splits a list) and, apart, its ``PIP_*`` variable, which pip reads
+    after every file. pip skips an empty variable, and ``PIP_CONFIG_FILE`` names a file (listed
+    as the ``env`` variant), not an option."""
+    by_variant: dict[str, list[list[str]]] = {}
+    variables: dict[str, str] = {}
     variant, source = "", ""
     for line in text.splitlines():
-        if line and not line[0].isspace() and line.rstrip().endswith(":"):
-            variant, source = line.strip()[:-1], ""
-            continue
         stripped = line.strip()
+        if not stripped:
+            continue
+        if not line[0].isspace():
+            variant, source = stripped.rstrip(":"), ""
+            continue
         if variant == "env_var":
             name, _, value = stripped.partition("=")
-            if name == variable_name:
-                variable = value.strip().strip("'\"")
+            value = value.strip().strip("'\"")
+            if name.startswith("PIP_") and name != "PIP_CONFIG_FILE" and value:
+                variables[name[4:].lower().replace("_", "-")] = value
             continue
         if line.startswith("    ") and source:
-            option, _, value = stripped.partition(": ")
-            by_variant.setdefault(variant, []).append((option.replace("_", "-"), value, source))
+            entries = by_variant.setdefault(variant, [])
+            option = _OPTION_LINE.match(line)
+            if option:
+                key, value = option.group("key"), option.group("value") or ""
+                entries.append([key.replace("_", "-"), value.strip(), source])
+            elif entries:  # a value's next line: pip prints a list one item a line
+                entries[-1][1] = f"{entries[-1][1]} {stripped}".strip()
         elif line.startswith("  ") and ", exists: " in stripped:
             source = stripped.rsplit(", exists: ", 1)[0]
+    merged: dict[str, tuple[str, str]] = {}
     for name in _CONFIG_ORDER:
-        for option, value, source in by_variant.get(name, []):
-            merged[option] = (value, source)
-    if variable:
-        return variable, variable_name
-    for option in (f"install.{key}", f"global.{key}"):
-        if option in merged:
-            return merged[option]
-    return None
+        for option, value, where in by_variant.get(name, []):
+            merged[option] = (value, where)
+    files: dict[str, InstallerSetting] = {}
+    for section in ("global", "install"):  # [install] over [global]
+        for option, (value, where) in merged.items():
+            head, _, key = option.partition(".")
+            if head == section and key:
+                files[key] = InstallerSetting(key, value, where)
+    settings = list(files.values())
+    for key, value in variables.items():
+        settings.append(InstallerSetting(key, value, "PIP_" + key.upper().replace("-", "_")))
+    return tuple(settings)
 
 
 _PIP_FROM = re.compile(r"^pip \S+ from (?P<where>.+?) \(python [^)]*\)\s*$", re.MULTILINE)
