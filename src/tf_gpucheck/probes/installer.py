@@ -278,9 +278,9 @@ def config_settings(text: str) -> tuple[InstallerSetting, ...]:
             continue
         if line.startswith("    ") and source:
             entries = by_variant.setdefault(variant, [])
-            option = _OPTION_LINE.match(line)
-            if option:
-                key, value = option.group("key"), option.group("value") or ""
+            listed = _OPTION_LINE.match(line)
+            if listed:
+                key, value = listed.group("key"), listed.group("value") or ""
                 entries.append([key.replace("_", "-"), value.strip(), source])
             elif entries:  # a value's next line: pip prints a list one item a line
                 entries[-1][1] = f"{entries[-1][1]} {stripped}".strip()
