@@ -449,6 +449,44 @@ def test_a_pip_set_to_install_elsewhere_gets_installs_that_land_in_the_environme
         assert (in_environment, in_folder) == ((True, True) if lifted else (False, True))
 
 
+def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Path) -> None:
+    """``PIP_PREFIX=FOLDER`` in the user's shell: each install is printed with ``PIP_PREFIX=``
+    (pip skips an empty variable) and no config file set aside (none sets it); the real pip
+    installs the printed way into the environment, the plain way under the folder."""
+    from tf_gpucheck.installer.operations import read_command
+
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    folder = tmp_path / "prefix"
+    wheels = tmp_path / "wheels"
+    _tiny_wheel(wheels)
+    user = {"HOME": str(tmp_path), "PIP_PREFIX": str(folder), "PIP_FIND_LINKS": str(wheels),
+            "PIP_NO_INDEX": "1"}  # fmt: skip
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **user)
+    fix = data["first_fix"]["fix"]
+    assert f"your pip is set to install elsewhere (PIP_PREFIX={folder})" in fix, fix
+    install = next(p for p in fix.split("  #")[0].split(" && ") if "pip install" in p)
+    assert install.startswith("PIP_PREFIX= "), fix
+    assert "PIP_CONFIG_FILE" not in install, fix
+    printed, _, why = read_command(install)
+    assert not why
+    environ = {**os.environ, **user}
+    environ.pop("PIP_CONFIG_FILE", None)
+    for lifted in (False, True):
+        extra = {k: v for k, v in printed[0].environ if k != "PIP_NO_INDEX"} if lifted else {}
+        result = subprocess.run(
+            [str(python), "-m", "pip", "install", "tiny-pkg==1.0"],
+            capture_output=True, text=True, check=False, cwd=tmp_path,
+            env={**environ, **extra},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        in_environment = (site_packages(python) / "tiny_pkg" / "__init__.py").exists()
+        in_folder = bool(glob.glob(str(folder / "lib" / "python*" / "site-packages" / "tiny_pkg")))
+        assert (in_environment, in_folder) == ((True, True) if lifted else (False, True))
+
+
 def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Path) -> None:
     """A uv environment whose user has UV_OFFLINE=1: uv's own resolved settings (`uv pip
     install --show-settings`) say it is offline; each printed `uv pip install` carries
