@@ -156,6 +156,37 @@ def test_a_newer_package_the_user_installed_last_is_kept(tmp_path: Path) -> None
     assert '"tensorflow[and-cuda]==2.19.*"' in first["fix"]  # the oldest that takes NumPy 2.1
 
 
+def test_two_tensorflows_are_replaced_by_the_one_the_installed_keras_fits(tmp_path: Path) -> None:
+    """TensorFlow 2.12.1 and tensorflow-cpu 2.16.2 installed at once (their real METADATA), then
+    Keras 3.10 (seen in a generated environment: the fix reinstalled 2.12 and pip took Keras
+    down to 2.12.0). The release kept is the installed one whose own requirements the installed
+    Keras, NumPy and protobuf meet: 2.16, which declares keras>=3.0.0. With the Keras 2.12 that
+    TensorFlow 2.12 brings, 2.12 is kept."""
+    python = venv_with_pip(tmp_path / "venv")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.12.1",
+                 (METADATA / "tensorflow-2.12.1.METADATA").read_text())  # fmt: skip
+    # tensorflow-cpu writes the same `tensorflow` package: its dist-info beside the other's
+    cpu = site / "tensorflow_cpu-2.16.2.dist-info"
+    cpu.mkdir()
+    (cpu / "METADATA").write_text((METADATA / "tensorflow-cpu-2.16.2.METADATA").read_text())
+    (cpu / "top_level.txt").write_text("tensorflow\n")
+    (cpu / "RECORD").write_text("tensorflow/__init__.py,,\n")
+    for name, version in (("numpy", "1.23.5"), ("protobuf", "4.25.8"), ("ml-dtypes", "0.3.2")):
+        install_fake(site, name, version)
+    install_fake(site, "keras", "3.10.0")
+    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_install"]
+    assert found["cause"] == "multiple_tf_distributions"
+    assert "pip uninstall -y tensorflow tensorflow-cpu" in found["fix"], found["fix"]
+    assert '"tensorflow[and-cuda]==2.16.*"' in found["fix"], found["fix"]
+
+    shutil.rmtree(site / "keras")
+    shutil.rmtree(site / "keras-3.10.0.dist-info")
+    install_fake(site, "keras", "2.12.0")
+    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_install"]
+    assert 'pip install "tensorflow==2.12.*"' in found["fix"], found["fix"]  # no and-cuda yet
+
+
 # --- which library the loader takes ------------------------------------------------------
 
 CUDNN_STUB = """

@@ -383,11 +383,59 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
     if known.snapshot is not None:
         from tf_gpucheck.installer.recommend import recommend
 
-        command = recommend(known.snapshot, matrix, prefer=known.tf_version).command
+        prefer = kept_release(known.snapshot, matrix, known.tf_version)
+        command = recommend(known.snapshot, matrix, prefer=prefer).command
         install = command or install
     if not remove:
         return install
     return f"pip uninstall -y {' '.join(remove)} && {install}"
+
+
+def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str | None:
+    """Of the TensorFlow releases installed (each distribution's, ``default`` first), the first
+    whose own requirements (the matrix's ``requires``: the wheels' METADATA) accept every
+    distribution they name that is installed (Keras, NumPy, protobuf, ml-dtypes, as read from
+    the environment): reinstalling it changes none of them. Where none does, or the releases
+    are not in the matrix, ``default``. A Keras 3 installed beside TensorFlow 2.12 and 2.16
+    keeps 2.16 (2.12 declares keras<2.13 and pip would take Keras down to 2.12)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    from tf_gpucheck.checks.stale import applies
+
+    installed: dict[str, str] = {}
+    for item in snapshot.packages.requirements or ():
+        try:
+            name = canonicalize_name(Requirement(item.requirement).name)
+        except InvalidRequirement:
+            continue
+        if item.installed:
+            installed[name] = item.installed
+    if snapshot.packages.keras:
+        installed["keras"] = snapshot.packages.keras
+    versions = [default, *(d.version for d in commands.main_distributions(snapshot))]
+    python = snapshot.system.python_version
+
+    def meets(version: str | None) -> bool:
+        row = matrix.release(version) if version else None
+        if row is None or not row.requires:
+            return False
+        for line in row.requires:
+            try:
+                requirement = Requirement(line)
+                have = installed.get(canonicalize_name(requirement.name))
+                if not have or not applies(requirement, python):
+                    continue
+                if not requirement.specifier.contains(Version(have), prereleases=True):
+                    return False
+            except (InvalidRequirement, InvalidVersion):
+                return False
+        return True
+
+    if len({v for v in versions if v}) < 2 or meets(default):
+        return default
+    return next((v for v in versions if meets(v)), default)
 
 
 @remedy("cpu_unsupported")

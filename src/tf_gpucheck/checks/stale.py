@@ -198,20 +198,39 @@ def newer_tensorflow(
             toolkit, floor = driver_floor(matrix, row.cuda, windows=windows)
             if not (driver_supports(driver, toolkit) or driver_supports(driver, floor)):
                 continue
-        if _accepts(row, unmet.name, have):
+        if _accepts(row, unmet.name, have, python):
             fits.append(row)
     return fits[-1] if fits else None
 
 
-def _accepts(row: TfRelease, name: str, have: Version) -> bool:
+def _accepts(row: TfRelease, name: str, have: Version, python: str | None = None) -> bool:
     for line in row.requires:
         try:
             requirement = Requirement(line)
         except InvalidRequirement:
             continue
-        if canonicalize_name(requirement.name) == name:
+        if canonicalize_name(requirement.name) == name and applies(requirement, python):
             return requirement.specifier.contains(have, prereleases=True)
     return False  # the matrix does not say what this release declares on it: not known to fit
+
+
+def applies(requirement: Requirement, python: str | None) -> bool:
+    """A requirement's marker holds for the target's Python. ``False`` where that is not known:
+    a marker on anything but the Python version, or an unknown Python."""
+    from packaging.markers import UndefinedEnvironmentName
+
+    marker = requirement.marker
+    if marker is None:
+        return True
+    if not python or any(
+        word in str(marker) for word in ("platform", "sys_", "os_name", "implementation", "extra")
+    ):
+        return False
+    short = ".".join(python.split(".")[:2])
+    try:
+        return marker.evaluate({"python_version": short, "python_full_version": python})
+    except UndefinedEnvironmentName:
+        return False
 
 
 def with_target(remedy: Remedy, snapshot: Snapshot) -> Remedy:
