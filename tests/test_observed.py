@@ -518,6 +518,42 @@ def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Pa
         assert (in_environment, in_folder) == ((True, True) if lifted else (False, True))
 
 
+def test_where_pip_installs_is_set_aside_only_on_install_parts_and_once() -> None:
+    """The words around the lift: a fix that names an install only in its comment is left as
+    it is; a lifted fix passes through again unchanged; where no variable can be set on the
+    line (Windows) the setting is said and nothing is prefixed."""
+    import dataclasses
+
+    from tests.conftest import scenario
+    from tf_gpucheck.installer.commands import with_location
+    from tf_gpucheck.snapshot import InstallerInfo, InstallerSetting
+
+    settings = (
+        InstallerSetting("target", "/srv/t", "/home/u/.config/pip/pip.conf"),
+        InstallerSetting("index-url", "https://mirror.example/simple a", "/etc/pip.conf"),
+        InstallerSetting("prefix", "/opt/p", "PIP_PREFIX"),
+    )
+    snapshot = dataclasses.replace(
+        scenario("real-tensorflow-cpu-2.21-py3.11"),
+        installer=InstallerInfo(tool="pip", version="24.0", settings=settings),
+    )
+    comment_only = "mv a b  # then pip install c"
+    assert with_location(comment_only, snapshot) == comment_only
+    fix = 'pip uninstall -y tensorflow-cpu && /v/bin/python -m pip install "tensorflow==2.21.*"'
+    once = with_location(fix, snapshot)
+    assert once.startswith(
+        "pip uninstall -y tensorflow-cpu && PIP_CONFIG_FILE=/dev/null "
+        "PIP_INDEX_URL='https://mirror.example/simple a' PIP_PREFIX= /v/bin/python -m pip install"
+    ), once
+    assert "(target = /srv/t in /home/u/.config/pip/pip.conf; PIP_PREFIX=/opt/p)" in once
+    assert with_location(once, snapshot) == once
+    windows = dataclasses.replace(
+        snapshot, system=dataclasses.replace(snapshot.system, os="Windows")
+    )
+    said = with_location(fix, windows)
+    assert said.startswith(fix + "  # your pip is set to install elsewhere"), said
+
+
 def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Path) -> None:
     """A uv environment whose user has UV_OFFLINE=1: uv's own resolved settings (`uv pip
     install --show-settings`) say it is offline; each printed `uv pip install` carries

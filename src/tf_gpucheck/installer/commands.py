@@ -218,16 +218,14 @@ def with_location(command: str, snapshot: Snapshot) -> str:
         f"{s.source}={s.value}" if s.variable else f"{s.key} = {s.value} in {s.source}"
         for s in placed
     )
+    installs = [bool(_ANY_INSTALL.search(p)) and not p.startswith("uv ") for p in parts]
+    if not any(installs):  # the install is named in a comment only
+        return command
     windows = snapshot.system.os == "Windows"
     if windows or any(part.lstrip().startswith("%pip") for part in parts):
         why = f"{_LOCATION_SAID} ({said}): set that aside for this install"
     else:
-        parts = [
-            _assigned(part, lift)
-            if _ANY_INSTALL.search(part) and not part.startswith("uv ")
-            else part
-            for part in parts
-        ]
+        parts = [_assigned(p, lift) if i else p for p, i in zip(parts, installs, strict=True)]
         why = (
             f"{_LOCATION_SAID} ({said}): the variables before it set that aside for this "
             "install, your other settings kept"
