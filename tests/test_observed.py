@@ -156,12 +156,13 @@ def test_a_newer_package_the_user_installed_last_is_kept(tmp_path: Path) -> None
     assert '"tensorflow[and-cuda]==2.19.*"' in first["fix"]  # the oldest that takes NumPy 2.1
 
 
-def test_two_tensorflows_are_replaced_by_the_one_the_installed_keras_fits(tmp_path: Path) -> None:
+def test_two_tensorflows_are_replaced_by_a_release_the_installed_keras_fits(tmp_path: Path) -> None:
     """TensorFlow 2.12.1 and tensorflow-cpu 2.16.2 installed at once (their real METADATA), then
     Keras 3.10 (seen in a generated environment: the fix reinstalled 2.12 and pip took Keras
-    down to 2.12.0). The release kept is the installed one whose own requirements the installed
-    Keras, NumPy and protobuf meet: 2.16, which declares keras>=3.0.0. With the Keras 2.12 that
-    TensorFlow 2.12 brings, 2.12 is kept."""
+    down to 2.12.0). The release installed in their place is one whose own requirements accept
+    what is installed: 2.16 (keras>=3.0.0) where NumPy 1 is there; where Keras brought NumPy 2
+    and ml-dtypes 0.6 after both TensorFlows, the oldest newer release that takes them (2.20:
+    keras>=3.10.0, numpy>=1.26.0); with the Keras 2.12 that TensorFlow 2.12 brings, 2.12."""
     python = venv_with_pip(tmp_path / "venv")
     site = site_packages(python)
     install_fake(site, "tensorflow", "2.12.1",
@@ -172,19 +173,29 @@ def test_two_tensorflows_are_replaced_by_the_one_the_installed_keras_fits(tmp_pa
     (cpu / "METADATA").write_text((METADATA / "tensorflow-cpu-2.16.2.METADATA").read_text())
     (cpu / "top_level.txt").write_text("tensorflow\n")
     (cpu / "RECORD").write_text("tensorflow/__init__.py,,\n")
-    for name, version in (("numpy", "1.23.5"), ("protobuf", "4.25.8"), ("ml-dtypes", "0.3.2")):
-        install_fake(site, name, version)
-    install_fake(site, "keras", "3.10.0")
-    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_install"]
-    assert found["cause"] == "multiple_tf_distributions"
-    assert "pip uninstall -y tensorflow tensorflow-cpu" in found["fix"], found["fix"]
-    assert '"tensorflow[and-cuda]==2.16.*"' in found["fix"], found["fix"]
+    older = {"numpy": "1.23.5", "protobuf": "4.25.8", "ml-dtypes": "0.3.2", "keras": "3.10.0"}
 
-    shutil.rmtree(site / "keras")
-    shutil.rmtree(site / "keras-3.10.0.dist-info")
-    install_fake(site, "keras", "2.12.0")
-    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_install"]
-    assert 'pip install "tensorflow==2.12.*"' in found["fix"], found["fix"]  # no and-cuda yet
+    def installed(versions: dict[str, str], at: float) -> None:
+        for folder in [*site.glob("tensorflow*.dist-info")]:
+            os.utime(folder, (1_700_000_000, 1_700_000_000))
+        for name, version in versions.items():
+            for old in site.glob(f"{name.replace('-', '_')}*"):
+                shutil.rmtree(old)
+            install_fake(site, name, version)
+            os.utime(site / f"{name.replace('-', '_')}-{version}.dist-info", (at, at))
+
+    def fix() -> str:
+        found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_install"]
+        assert found["cause"] == "multiple_tf_distributions"
+        assert "pip uninstall -y tensorflow tensorflow-cpu" in found["fix"], found["fix"]
+        return str(found["fix"])
+
+    installed(older, 1_600_000_000)  # before both TensorFlows: 2.16 takes them all
+    assert '"tensorflow[and-cuda]==2.16.*"' in fix()
+    installed({"numpy": "2.2.6", "ml-dtypes": "0.6.0", "keras": "3.10.0"}, 1_800_000_000)
+    assert '"tensorflow[and-cuda]==2.20.*"' in fix()  # after them: TensorFlow is the stale side
+    installed({"keras": "2.12.0", "numpy": "1.23.5", "ml-dtypes": "0.3.2"}, 1_800_000_000)
+    assert 'pip install "tensorflow==2.12.*"' in fix()  # 2.12 takes all (no and-cuda extra yet)
 
 
 # --- which library the loader takes ------------------------------------------------------

@@ -392,50 +392,79 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
 
 
 def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str | None:
-    """Of the TensorFlow releases installed (each distribution's, ``default`` first), the first
-    whose own requirements (the matrix's ``requires``: the wheels' METADATA) accept every
-    distribution they name that is installed (Keras, NumPy, protobuf, ml-dtypes, as read from
-    the environment): reinstalling it changes none of them. Where none does, or the releases
-    are not in the matrix, ``default``. A Keras 3 installed beside TensorFlow 2.12 and 2.16
-    keeps 2.16 (2.12 declares keras<2.13 and pip would take Keras down to 2.12)."""
+    """The TensorFlow release to install in place of the installed distributions: a release
+    whose own requirements (the matrix's ``requires``: the wheels' METADATA) accept what is
+    installed, so pip changes nothing the user has. In order:
+
+    - ``default`` (the installed TensorFlow), or another installed release, where it accepts
+      every distribution it names that is installed (Keras, NumPy, protobuf, ml-dtypes);
+    - where none does, and the distributions they reject were installed after every TensorFlow
+      distribution (the metadata folders' times: the user's later choice), the installed or
+      newer release, oldest first, for this Python, that accepts those: TensorFlow is the stale
+      side (a Keras 3.10 installed beside TensorFlow 2.12 and 2.16, with the NumPy 2 it brought,
+      gets 2.20, not 2.12, which declares keras<2.13);
+    - else ``default``."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
     from tf_gpucheck.checks.stale import applies
 
-    installed: dict[str, str] = {}
+    installed: dict[str, tuple[str, float | None]] = {}
     for item in snapshot.packages.requirements or ():
         try:
             name = canonicalize_name(Requirement(item.requirement).name)
         except InvalidRequirement:
             continue
         if item.installed:
-            installed[name] = item.installed
-    if snapshot.packages.keras:
-        installed["keras"] = snapshot.packages.keras
-    versions = [default, *(d.version for d in commands.main_distributions(snapshot))]
+            installed[name] = (item.installed, item.installed_at)
+    if snapshot.packages.keras and "keras" not in installed:
+        installed["keras"] = (snapshot.packages.keras, None)
+    main = commands.main_distributions(snapshot)
+    versions = list(dict.fromkeys(v for v in [default, *(d.version for d in main)] if v))
     python = snapshot.system.python_version
 
-    def meets(version: str | None) -> bool:
-        row = matrix.release(version) if version else None
+    def meets(version: str, names: set[str] | None = None) -> bool:
+        row = matrix.release(version)
         if row is None or not row.requires:
             return False
         for line in row.requires:
             try:
                 requirement = Requirement(line)
-                have = installed.get(canonicalize_name(requirement.name))
-                if not have or not applies(requirement, python):
+                name = canonicalize_name(requirement.name)
+                have = installed.get(name)
+                if have is None or (names is not None and name not in names):
                     continue
-                if not requirement.specifier.contains(Version(have), prereleases=True):
+                if not applies(requirement, python):
+                    continue
+                if not requirement.specifier.contains(Version(have[0]), prereleases=True):
                     return False
             except (InvalidRequirement, InvalidVersion):
                 return False
         return True
 
-    if len({v for v in versions if v}) < 2 or meets(default):
+    if default is None or meets(default):
         return default
-    return next((v for v in versions if meets(v)), default)
+    found = next((v for v in versions if meets(v)), None)
+    if found is not None:
+        return found
+    times = [d.installed_at for d in main]
+    if not times or any(t is None for t in times):
+        return default
+    tensorflow_at = max(t for t in times if t is not None)
+    later = {name for name, (_, at) in installed.items() if at is not None and at > tensorflow_at}
+    if not later:
+        return default
+    try:
+        newest = max(Version(v) for v in versions)
+    except InvalidVersion:
+        return default
+    newer = [
+        row.version
+        for row in reversed(matrix.newest_first())
+        if row.minor > (newest.major, newest.minor) and (not python or row.supports_python(python))
+    ]
+    return next((v for v in [*versions, *newer] if meets(v, later)), default)
 
 
 @remedy("cpu_unsupported")
