@@ -95,6 +95,23 @@ def test_an_installer_that_refuses_the_target_gets_a_fresh_environment(tmp_path:
     assert not fix.startswith(f"{python} -m pip install")
 
 
+def test_a_target_variable_does_not_hide_an_externally_managed_python(tmp_path: Path) -> None:
+    """``PIP_TARGET`` in the shell of a Python marked externally managed: pip skips PEP 668's
+    check for a ``--target`` install, so the policy answers "yes"; but each printed install sets
+    the target aside, and pip then refuses it (seen in a generated environment: "error:
+    externally-managed-environment" when pasted). The policy is asked as the printed install
+    runs: the fix is a fresh environment, with the refusal said."""
+    python = _externally_managed_python()
+    if python is None:
+        pytest.skip("no Python marked externally managed (PEP 668) on this machine")
+    data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
+                  PIP_TARGET=str(tmp_path / "pip-target"))  # fmt: skip
+    fix = data["first_fix"]["fix"]
+    assert " -m venv " in fix, fix
+    assert "externally-managed-environment" in fix, fix
+    assert f"PIP_TARGET={tmp_path / 'pip-target'}" in fix, fix
+
+
 def test_a_user_setting_a_venv_refuses_is_lifted_with_no_user(tmp_path: Path) -> None:
     python = venv_with_pip(tmp_path / "venv")
     install_fake(site_packages(python), "tensorflow", "2.21.0",

@@ -156,6 +156,12 @@ class UnmetRequirement:
     name_installed_at: float | None = None
 
 
+LOCATION_KEYS = ("target", "prefix", "root")
+"""pip options that put an install somewhere other than the interpreter's own environment (pip's
+``--target``, ``--prefix``, ``--root``; its install command takes each from a config file or a
+``PIP_*`` variable as from the command line)."""
+
+
 @dataclass(frozen=True)
 class InstallerSetting:
     """One pip option as ``install`` reads it: ``target = /x in /home/u/.config/pip/pip.conf``
@@ -208,6 +214,32 @@ class InstallerInfo:
     for each option, the value its config files give it (a later file over an earlier one,
     ``[install]`` over ``[global]``) and, apart, the ``PIP_*`` variable that overrides it;
     ``None``: not asked (uv, a pip without ``config debug``)."""
+
+    def placed_elsewhere(self) -> tuple[InstallerSetting, ...]:
+        """The settings that put pip's installs somewhere other than the environment."""
+        return tuple(s for s in self.settings or () if s.key in LOCATION_KEYS)
+
+    def location_lift(self) -> tuple[tuple[str, str], ...]:
+        """The variables that set :meth:`placed_elsewhere` aside for one install, the user's
+        other settings kept: a variable of theirs emptied (pip skips an empty variable); for a
+        config file's, ``PIP_CONFIG_FILE=/dev/null`` (pip then reads no config file) and every
+        other setting the files hold as its ``PIP_*`` variable (one the user sets stays
+        theirs). ``()``: nothing to set aside."""
+        placed = self.placed_elsewhere()
+        if not placed:
+            return ()
+        settings = self.settings or ()
+        variables = {s.key for s in settings if s.variable}
+        lift: list[tuple[str, str]] = []
+        if any(not s.variable for s in placed):
+            lift.append(("PIP_CONFIG_FILE", "/dev/null"))
+            lift += [
+                ("PIP_" + s.key.upper().replace("-", "_"), s.value)
+                for s in settings
+                if not s.variable and s.key not in LOCATION_KEYS and s.key not in variables
+            ]
+        lift += [(s.source, "") for s in placed if s.variable]
+        return tuple(lift)
 
 
 @dataclass(frozen=True)

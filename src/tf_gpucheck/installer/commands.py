@@ -179,10 +179,6 @@ def with_index(command: str, snapshot: Snapshot) -> str:
     return " && ".join(parts) + "  # " + (f"{note}; {why}" if hash_ and note else why)
 
 
-LOCATION_KEYS = ("target", "prefix", "root")
-"""pip options that put an install somewhere other than the interpreter's own environment (pip's
-``--target``, ``--prefix``, ``--root``; its install command takes each from a config file or a
-``PIP_*`` variable as from the command line)."""
 _LOCATION_SAID = "your pip is set to install elsewhere"
 
 
@@ -197,23 +193,14 @@ def with_location(command: str, snapshot: Snapshot) -> str:
     installer = snapshot.installer
     if installer is None or installer.tool != "pip" or not installer.settings:
         return command
-    placed = [s for s in installer.settings if s.key in LOCATION_KEYS]
+    placed = installer.placed_elsewhere()
     if not placed or _LOCATION_SAID in command or not _ANY_INSTALL.search(command):
         return command
     from tf_gpucheck.installer.operations import split_comment
 
     code, hash_, note = split_comment(command)
     parts = code.split(" && ")
-    variables = {s.key for s in installer.settings if s.variable}
-    lift: list[tuple[str, str]] = []
-    if any(not s.variable for s in placed):
-        lift.append(("PIP_CONFIG_FILE", "/dev/null"))
-        lift += [
-            (_variable(s.key), s.value)
-            for s in installer.settings
-            if not s.variable and s.key not in LOCATION_KEYS and s.key not in variables
-        ]
-    lift += [(s.source, "") for s in placed if s.variable]
+    lift = list(installer.location_lift())
     said = "; ".join(
         f"{s.source}={s.value}" if s.variable else f"{s.key} = {s.value} in {s.source}"
         for s in placed
@@ -244,12 +231,6 @@ def _assigned(part: str, lift: list[tuple[str, str]]) -> str:
         if not re.search(rf"(?:^|\s){name}=", part)
     ]
     return " ".join([*words, part])
-
-
-def _variable(key: str) -> str:
-    """The ``PIP_*`` variable pip reads for an option (its configuration: ``PIP_`` and the
-    name in capitals, ``-`` as ``_``)."""
-    return "PIP_" + key.upper().replace("-", "_")
 
 
 def _not_in_wheelhouse(parts: list[str], projects: tuple[str, ...] | None) -> list[str]:

@@ -93,6 +93,17 @@ def probe_installer(
             if tool == "pip"
             else pool.submit(uv_offline_setting, uv or "uv", python, environ, cwd, timeout_s)
         )
+        answer = index.result()
+        no_index, find_links, settings = answer if isinstance(answer, tuple) else (answer, (), None)
+        lift = InstallerInfo(tool, version, settings=settings).location_lift()
+        if lift:
+            # every printed install sets pip's `target`/`prefix`/`root` aside, and pip skips
+            # PEP 668's check only for those: ask again as that install will run
+            environ = {**environ, **dict(lift)}
+            answers = [
+                pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
+                for options in asks
+            ]
         policy = tuple(a.result() for a in answers)
         if tool == "pip" and policy and policy[0].accepts is False:
             # a refusal pip's own options can lift without changing anyone's settings for good:
@@ -100,8 +111,6 @@ def probe_installer(
             policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
         check, check_by = checked.result()
         path_pip_location = located.result() if located else None
-        answer = index.result()
-        no_index, find_links, settings = answer if isinstance(answer, tuple) else (answer, (), None)
     return InstallerInfo(
         tool=tool,
         version=version,
