@@ -111,6 +111,21 @@ def test_a_target_variable_does_not_hide_an_externally_managed_python(tmp_path: 
     assert "externally-managed-environment" in fix, fix
     assert f"PIP_TARGET={tmp_path / 'pip-target'}" in fix, fix
 
+    # tensorflow-cpu in that Python's user site: "uninstall it, install tensorflow" becomes the
+    # fresh environment alone (pip refuses the uninstall there too: PEP 668 covers both)
+    version = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    user_site = tmp_path / ".local" / "lib" / f"python{version}" / "site-packages"
+    install_fake(user_site, "tensorflow-cpu", "2.21.0")
+    data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
+                  PIP_TARGET=str(tmp_path / "pip-target"))  # fmt: skip
+    fix = data["first_fix"]["fix"]
+    assert data["first_fix"]["cause"] == "tf_cpu_only_build", data["first_fix"]
+    assert fix.startswith(f"{python} -m venv "), fix
+    assert "pip uninstall" not in fix, fix
+
 
 def test_a_user_setting_a_venv_refuses_is_lifted_with_no_user(tmp_path: Path) -> None:
     python = venv_with_pip(tmp_path / "venv")

@@ -274,7 +274,7 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
     from tf_gpucheck.target import shell_quote
 
     if _FRESH in command:
-        return command
+        return _fresh_only(command)
     target = snapshot.target
     if target.error and not snapshot.system.python_version:
         return command  # it did not answer as a Python: no command may name it
@@ -430,6 +430,24 @@ FRESH_ENVIRONMENT = "~/.venvs/tensorflow"
 """Where a fresh environment goes when the installer refuses the target."""
 _FRESH = " -m venv "
 _INSTALL = re.compile(r"(?<![\w./\\%-])pip install\b")
+
+
+_ANY_UNINSTALL = re.compile(r"(?<![\w./\\-])pip uninstall\b")
+
+
+def _fresh_only(command: str) -> str:
+    """A fix that makes a fresh environment, without the uninstalls written around it for the
+    refused one (a fix that composes "uninstall, then install" around an install the installer
+    refused): the fresh environment does not see the old one's packages, and the installer that
+    refused the install refuses the uninstall too (PEP 668 covers both)."""
+    from tf_gpucheck.installer.operations import split_comment
+
+    code, hash_, note = split_comment(command)
+    parts = code.split(" && ")
+    kept = [p for p in parts if not _ANY_UNINSTALL.search(p)]
+    if len(kept) == len(parts):
+        return command
+    return " && ".join(kept) + (f"  #{note}" if hash_ else "")
 
 
 def fresh_environment(command: str, snapshot: Snapshot, refusal: str) -> str:
