@@ -40,6 +40,16 @@ def checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {f["check"]: f for f in data["findings"]}
 
 
+def _venv_with_tensorflow_cpu(tmp_path: Path) -> Path:
+    """A venv with pip and tensorflow-cpu 2.21.0's dist-info (TensorFlow 2.21's real METADATA):
+    doctor's first fix installs the GPU build."""
+    python = venv_with_pip(tmp_path / "venv")
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    return python
+
+
 # --- where a module comes from ---------------------------------------------------------------
 
 
@@ -368,10 +378,7 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
     from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.installer.proof import prove
 
-    python = venv_with_pip(tmp_path / "venv")
-    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
-                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    python = _venv_with_tensorflow_cpu(tmp_path)
     home = tmp_path / "home"
     config = home / ".config" / "pip" / "pip.conf"
     config.parent.mkdir(parents=True)
@@ -478,12 +485,8 @@ def test_a_pip_set_to_install_elsewhere_gets_installs_that_land_in_the_environme
     with the variables that set it aside for that install, the other settings kept. The real pip
     in that setting installs the printed way into the environment, the plain way into the
     folder."""
-    from tf_gpucheck.installer.operations import read_command
 
-    python = venv_with_pip(tmp_path / "venv")
-    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
-                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    python = _venv_with_tensorflow_cpu(tmp_path)
     home = tmp_path / "home"
     config = home / ".config" / "pip" / "pip.conf"
     config.parent.mkdir(parents=True)
@@ -505,34 +508,15 @@ def test_a_pip_set_to_install_elsewhere_gets_installs_that_land_in_the_environme
                 assert part.count("PIP_NO_INDEX=") == 1, fix
                 assert " PIP_NO_INDEX=0 " in part, fix
     install = next(p for p in installs[0].split("  #")[0].split(" && ") if "pip install" in p)
-    printed, _, why = read_command(install)
-    assert not why
-    environ = {**os.environ, **user}
-    environ.pop("PIP_CONFIG_FILE", None)
-    for lifted in (False, True):
-        # the printed variables but the index's (the wheelhouse holds tiny-pkg; no download)
-        extra = {k: v for k, v in printed[0].environ if k != "PIP_NO_INDEX"} if lifted else {}
-        result = subprocess.run(
-            [str(python), "-m", "pip", "install", "tiny-pkg==1.0"],
-            capture_output=True, text=True, check=False, cwd=tmp_path,
-            env={**environ, **extra},
-        )  # fmt: skip
-        assert result.returncode == 0, result.stderr
-        in_environment = (site_packages(python) / "tiny_pkg" / "__init__.py").exists()
-        in_folder = (folder / "tiny_pkg" / "__init__.py").exists()
-        assert (in_environment, in_folder) == ((True, True) if lifted else (False, True))
+    _lands_in_the_environment_only_as_printed(python, install, user, tmp_path, folder)
 
 
 def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Path) -> None:
     """``PIP_PREFIX=FOLDER`` in the user's shell: each install is printed with ``PIP_PREFIX=``
     (pip skips an empty variable) and no config file set aside (none sets it); the real pip
     installs the printed way into the environment, the plain way under the folder."""
-    from tf_gpucheck.installer.operations import read_command
 
-    python = venv_with_pip(tmp_path / "venv")
-    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
-                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    python = _venv_with_tensorflow_cpu(tmp_path)
     folder = tmp_path / "prefix"
     wheels = tmp_path / "wheels"
     _tiny_wheel(wheels)
@@ -544,6 +528,17 @@ def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Pa
     install = next(p for p in fix.split("  #")[0].split(" && ") if "pip install" in p)
     assert install.startswith("PIP_PREFIX= "), fix
     assert "PIP_CONFIG_FILE" not in install, fix
+    _lands_in_the_environment_only_as_printed(python, install, user, tmp_path, folder)
+
+
+def _lands_in_the_environment_only_as_printed(
+    python: Path, install: str, user: dict[str, str], cwd: Path, folder: Path
+) -> None:
+    """The real pip, in the user's setting, installs a wheel from the wheelhouse: under
+    ``folder`` run plainly, into the environment with the printed install's variables (but the
+    index's: the wheelhouse holds it, nothing is downloaded)."""
+    from tf_gpucheck.installer.operations import read_command
+
     printed, _, why = read_command(install)
     assert not why
     environ = {**os.environ, **user}
@@ -552,12 +547,12 @@ def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Pa
         extra = {k: v for k, v in printed[0].environ if k != "PIP_NO_INDEX"} if lifted else {}
         result = subprocess.run(
             [str(python), "-m", "pip", "install", "tiny-pkg==1.0"],
-            capture_output=True, text=True, check=False, cwd=tmp_path,
+            capture_output=True, text=True, check=False, cwd=cwd,
             env={**environ, **extra},
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         in_environment = (site_packages(python) / "tiny_pkg" / "__init__.py").exists()
-        in_folder = bool(glob.glob(str(folder / "lib" / "python*" / "site-packages" / "tiny_pkg")))
+        in_folder = bool(glob.glob(str(folder / "**" / "tiny_pkg" / "__init__.py"), recursive=True))
         assert (in_environment, in_folder) == ((True, True) if lifted else (False, True))
 
 
@@ -635,10 +630,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.installer.proof import prove
 
-    python = venv_with_pip(tmp_path / "venv")
-    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
-                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
+    python = _venv_with_tensorflow_cpu(tmp_path)
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     # only the names are read: pip reads a find-links folder's wheels by their file names
