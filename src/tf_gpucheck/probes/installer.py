@@ -252,8 +252,8 @@ def read_find_links(text: str) -> tuple[str, ...]:
 
 def _effective(text: str, key: str) -> tuple[str, str] | None:
     """(value, where) of one option for ``install``: its variable over every file."""
-    found = {s.source if s.variable else "file": s for s in config_settings(text) if s.key == key}
-    setting = next((s for s in found.values() if s.variable), found.get("file"))
+    found = [s for s in config_settings(text) if s.key == key]
+    setting = next((s for s in found if s.variable), found[0] if found else None)
     return (setting.value, setting.source) if setting else None
 
 
@@ -265,9 +265,9 @@ def config_settings(text: str) -> tuple[InstallerSetting, ...]:
     """Every option pip reads for ``install``, from ``pip config debug``'s listing (pip's
     commands/configuration.py: ``env_var:`` then ``  PIP_X='v'``; each file variant, then
     ``  FILE, exists: True`` and ``    section.key: value``): for each option the files' value (a
-    later file over an earlier one, ``[install]`` over ``[global]``; a value of several lines
-    one item a line, joined by spaces as pip splits a list) and, apart, its ``PIP_*`` variable, which pip reads
-    after every file. pip skips an empty variable, and ``PIP_CONFIG_FILE`` names a file (listed
+    later file over an earlier one, ``[install]`` over ``[global]``; a list printed one item a
+    line joined by spaces, as pip splits it) and, apart, its ``PIP_*`` variable, which pip
+    reads after every file. pip skips an empty variable, and ``PIP_CONFIG_FILE`` names a file (listed
     as the ``env`` variant), not an option."""
     by_variant: dict[str, list[list[str]]] = {}
     variables: dict[str, str] = {}
