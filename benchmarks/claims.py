@@ -2129,6 +2129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 write_json(args.json, args, results)
 
     pending = list(todo)
+    unmeasured: list[int] = []
     affine: dict[int, set[str]] = {id(b): set() for b in builders}
 
     def worker(builder: recipes.Builder) -> None:
@@ -2149,12 +2150,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 key = keys[pick]
                 if key is not None:
                     mine.add(key)
-            one(index, recipe, builder)
+            try:
+                one(index, recipe, builder)
+            except Exception as exc:  # the harness's own failure: not a measurement
+                with lock:
+                    unmeasured.append(index)
+                    print(
+                        f"env {index:4} not measured: {type(exc).__name__}: {exc} "
+                        "(--resume builds it again)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
 
     try:
         if jobs == 1:
-            for index, recipe in todo:
-                one(index, recipe, builders[0])
+            worker(builders[0])
         else:
             with ThreadPoolExecutor(max_workers=jobs) as executor:
                 for future in [executor.submit(worker, b) for b in builders]:
@@ -2172,6 +2182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"wall {summary['wall_seconds']} s (wheelhouse downloads {summary['wheelhouse_download_seconds']} s)"
     )
+    if unmeasured:
+        print(
+            f"not measured (the harness failed, see above; --resume builds them again): "
+            f"{sorted(unmeasured)}"
+        )
     if args.json:
         write_json(args.json, args, results, summary)
     return 0

@@ -920,6 +920,8 @@ def _execute(command: list[str], env: Mapping[str, str], cwd: Path) -> StepResul
         code, out = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as exc:
         code, out = 124, f"timed out: {exc}"
+    except OSError as exc:  # the program is not there (an earlier step failed to make it)
+        code, out = 127, f"{command[0]}: {exc.strerror or exc}"
     lines = [line for line in out.splitlines() if "is ignored: it is neither" not in line]
     return StepResult(command, code, time.monotonic() - start, "\n".join(lines[-6:]))
 

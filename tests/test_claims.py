@@ -528,3 +528,38 @@ def test_the_wheelhouse_stands_in_for_the_index_only_where_the_users_pip_uses_on
         str(tmp_path / "wheels"),
         str(tmp_path / "wheels-dry"),
     ]
+
+
+def test_a_step_whose_program_is_missing_is_a_failed_step_not_a_crash(tmp_path: Path) -> None:
+    """An interpreter an earlier step failed to make (a copy cut short by a full disk) is
+    recorded as that step failing with the shell's 127, so the run (or the replay) goes on."""
+    missing = tmp_path / "env" / "bin" / "python"
+    result = recipes._execute([str(missing), "-m", "pip", "list"], dict(os.environ), tmp_path)
+    assert result.returncode == 127
+    assert str(missing) in result.output_tail
+    assert "No such file" in result.output_tail
+
+
+def test_a_harness_failure_in_one_environment_does_not_end_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One environment whose check raises (the harness's own failure, e.g. a copy cut short by a
+    full disk) is named as not measured; the others still run and the report is printed."""
+    seen: list[int] = []
+
+    def broken(index: int, *args: object, **kwargs: object) -> claims.EnvResult:
+        seen.append(index)
+        raise RuntimeError(f"harness broke on {index}")
+
+    monkeypatch.setattr(claims, "check_environment", broken)
+    code = claims.main(
+        ["--seed", "8", "--count", "2", "--no-fixes", "--gpucheck-python", GPUCHECK,
+         "--workdir", str(tmp_path / "w"), "--json", str(tmp_path / "run.json")]
+    )  # fmt: skip
+    assert code == 0
+    assert sorted(seen) == [0, 1]
+    printed = capsys.readouterr()
+    assert "env    0 not measured: RuntimeError: harness broke on 0" in printed.err
+    assert "not measured (the harness failed, see above; --resume builds them again): [0, 1]" in (
+        printed.out
+    )
