@@ -1212,6 +1212,15 @@ def split_fix(fix: str) -> list[list[str]] | None:
     return [p for p in parts if p]
 
 
+def _tilde(word: str, env: Mapping[str, str]) -> str:
+    """``~`` or ``~/...`` at a word's start as the shell expands it (the fix prints it unquoted),
+    with the user's $HOME (the copy's)."""
+    home = env.get("HOME")
+    if home and (word == "~" or word.startswith("~/")):
+        return home + word[1:]
+    return word
+
+
 def _rewrite(value: str, w: Path, copy: Path) -> str:
     """``$W/...`` as ``$COPY/...`` (whole path components only)."""
     return re.sub(re.escape(str(w)) + r"(?=/|:|\s|$)", str(copy), value)
@@ -1219,7 +1228,7 @@ def _rewrite(value: str, w: Path, copy: Path) -> str:
 
 @dataclass
 class Part:
-    kind: str  # pip, uv, unset, export, file
+    kind: str  # pip, uv, unset, export, file, venv
     argv: list[str]
     outside: bool = False
     """acts on an interpreter outside the copy: only its dry run is ever run"""
@@ -1306,6 +1315,13 @@ def _classify_command(part: list[str], env: Mapping[str, str], copy: Path) -> Pa
         if not paths or not all(os.path.abspath(p).startswith(str(copy) + "/") for p in paths):
             return None
         return Part("file", part)
+    if _PYTHON.match(base) and part[1:3] == ["-m", "venv"]:
+        # a fresh environment: made for real where it goes into the copy (its $HOME)
+        folders = [p for p in part[3:] if not p.startswith("-")]
+        exe = resolve(head)
+        if exe is None or len(folders) != 1 or not inside(folders[0]):
+            return None
+        return Part("venv", [exe, *part[1:]], python=os.path.join(folders[0], "bin", "python"))
     if _PIP.match(base) or (_PYTHON.match(base) and part[1:3] == ["-m", "pip"]):
         exe = resolve(head)
         args = part[1:] if _PIP.match(base) else part[3:]
@@ -1465,7 +1481,7 @@ def check_fix(
     try:
         base_env = built.activate_env if activated else built.user_env
         env = {k: _rewrite(v, w, copy) for k, v in base_env.items()}
-        parts = [[_rewrite(t, w, copy) for t in p] for p in parts]
+        parts = [[_tilde(_rewrite(t, w, copy), env) for t in p] for p in parts]
         classified = [_classify(p, env, copy) for p in parts]
         if any(c is None for c in classified) or HOST_FIX.search(fix.split("#", maxsplit=1)[0]):
             return FixResult(
@@ -1477,6 +1493,7 @@ def check_fix(
         target = _rewrite(built.target, w, copy)
         before = _versions(target, env, cwd)
         dry_only = False
+        fresh = False  # the fix made a new environment: the rest is judged there
         for part in classified:
             assert part is not None
             if part.kind == "unset":
@@ -1489,6 +1506,17 @@ def check_fix(
                     env[name] = value
                 continue
             own = {**env, **part.environ}
+            if part.kind == "venv":
+                code, text = _run(part.argv, own, cwd)
+                if code != 0 or part.python is None or not os.path.exists(part.python):
+                    return FixResult(
+                        "fails",
+                        fix,
+                        cause,
+                        f"makes no environment: exits {code}: {_error_line(text)}",
+                    )
+                target, fresh = part.python, True
+                continue
             if part.kind == "file":
                 code, text = _run(part.argv, own, cwd)
                 if code != 0:
@@ -1582,7 +1610,7 @@ def check_fix(
             built,
             gpucheck_python,
             no_tf=no_tf or str(first.get("check")) not in IMPORT_CHECKS,
-            activated=activated,
+            activated=activated and not fresh,
             target=target,
             cwd=cwd,
             env=env,
@@ -1597,7 +1625,25 @@ def check_fix(
             return FixResult(
                 "fails", fix, cause, "doctor still reports it afterwards", time.monotonic() - start
             )
-        lower = _went_down(built, target, env, cwd, before)
+        if fresh:  # what the fix installs is there (not in a folder the user's pip points to)
+            there = {canonicalize_name(n) for n in _versions(target, env, cwd)}
+            named = [
+                Requirement(spec).name
+                for part in classified
+                if part is not None and part.python == target and part.subcommand == "install"
+                for spec in recipes.requirement_specs(part.argv[part.argv.index("install") :])
+            ]
+            absent = [n for n in named if canonicalize_name(n) not in there]
+            if absent:
+                return FixResult(
+                    "fails",
+                    fix,
+                    cause,
+                    f"the new environment lacks {', '.join(absent)}",
+                    time.monotonic() - start,
+                )
+        # a fresh environment leaves the user's own as it was: nothing of theirs goes down
+        lower = [] if fresh else _went_down(built, target, env, cwd, before)
         if lower:
             return FixResult(
                 "fails",

@@ -563,3 +563,44 @@ def test_a_harness_failure_in_one_environment_does_not_end_the_run(
     assert "not measured (the harness failed, see above; --resume builds them again): [0, 1]" in (
         printed.out
     )
+
+
+def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_there(
+    tmp_path: Path,
+) -> None:
+    """``python -m venv ~/.venvs/x && ~/.venvs/x/bin/python -m pip install demo``: the oracle
+    makes the environment in the copy's $HOME (never the user's), installs there from the
+    wheelhouse, and judges the fix by the new environment: it works where demo is there; where
+    the user's PIP_TARGET sends the install elsewhere, it fails (the new environment lacks it),
+    and the same fix with ``PIP_TARGET=`` before the install works; a venv that cannot be made
+    fails."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, "demo", "1.0", {"demo/__init__.py": ""})
+    w = tmp_path / "w"
+    w.mkdir()
+    user = venv(w / "env")
+    fresh = "~/.venvs/tensorflow"
+    install = f"{fresh}/bin/python -m pip install demo==1.0"
+    line = f"{base_python()} -m venv {fresh} && {{}}  # then run your code with {fresh}/bin/python"
+
+    def judged(fix: str, **variables: str) -> claims.FixResult:
+        built = built_for(w, user, **variables)
+        built.wheelhouse = wheels
+        report = {"first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix}}
+        return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
+
+    result = judged(line.format(install))
+    assert (result.status, result.why) == ("works", "")
+    assert not (w / "home" / ".venvs").exists()  # made in the copy only
+
+    elsewhere = tmp_path / "elsewhere"
+    result = judged(line.format(install), PIP_TARGET=str(elsewhere))
+    assert (result.status, result.why) == ("fails", "the new environment lacks demo")
+    result = judged(line.format(f"PIP_TARGET= {install}"), PIP_TARGET=str(elsewhere))
+    assert (result.status, result.why) == ("works", "")
+
+    (w / "home" / ".venvs").write_text("a file where the folder would go\n")
+    result = judged(line.format(install))
+    assert result.status == "fails"
+    assert result.why.startswith("makes no environment: exits 1")
