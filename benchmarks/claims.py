@@ -143,7 +143,8 @@ class Statement:
 
     kind: str
     """import, no_shadow, import_broken, distribution, distribution_absent, requirement,
-    requirements_met, numpy_abi, library, library_absent, device_nodes, installer, proof, host"""
+    requirements_met, numpy_abi, library, library_absent, device_nodes, installer, proof, host,
+    declared"""
     source: str
     """``observed`` (the contract's lists) or ``text`` (a sentence of today's doctor)."""
     check: str
@@ -414,6 +415,10 @@ def statements(report: Json) -> list[Statement]:
                         claim,
                     )
                 )
+    for holder in holders:  # what a fix's comment says a package declares
+        said = str(holder.get("fix") or "")
+        for claim in declared_claims(said):
+            found.append(Statement("declared", "text", str(holder.get("check") or ""), said, claim))
     first = report.get("first_fix")
     if isinstance(first, dict) and isinstance(first.get("proof"), dict):
         proof = first["proof"]
@@ -430,6 +435,81 @@ def statements(report: Json) -> list[Statement]:
     for item in found:
         unique.setdefault(item.key(), item)
     return list(unique.values())
+
+
+_DECLARES = re.compile(r'"(?P<requirement>[^"]+)"\s+#\s*what TensorFlow (?P<version>\S+) declares')
+_REQUIRES = re.compile(
+    r"#\s*(?P<of>[A-Za-z0-9][\w.-]*) (?P<version>\d[\w.+!-]*) requires (?P<requirement>\S+)$"
+)
+
+
+def declared_claims(fix: str) -> list[Json]:
+    """``pip install "ml-dtypes~=0.2.0"  # what TensorFlow 2.15.1 declares`` and
+    ``...  # jax 0.6.2 requires ml_dtypes>=0.5.0``: a package of a version declares a
+    requirement (its own metadata's Requires-Dist)."""
+    out: list[Json] = []
+    if m := _DECLARES.search(fix):
+        out.append({"of": "tensorflow", "version": m["version"], "requirement": m["requirement"]})
+    if m := _REQUIRES.search(fix.strip()):
+        out.append({"of": m["of"], "version": m["version"], "requirement": m["requirement"]})
+    return out
+
+
+_REQUIRES_DIST = """
+import json, sys
+import importlib.metadata as m
+out = {}
+for d in m.distributions():
+    name = (d.metadata["Name"] or "").lower().replace("_", "-").replace(".", "-")
+    if name in sys.argv[1:]:
+        out.setdefault(name, [d.version, list(d.requires or [])])
+print(json.dumps(out))
+"""
+
+
+def _judge_declared(claim: Json, oracle: Oracle) -> tuple[str, str]:
+    """The package the fix names, in the target as the user's setting shows it: its version is
+    the one said, and its own metadata declares that requirement (marker aside)."""
+    try:
+        said = Requirement(str(claim.get("requirement") or ""))
+    except InvalidRequirement:
+        return "unchecked", "not a requirement"
+    of = canonicalize_name(str(claim.get("of") or ""))
+    names = sorted(_TF_DISTRIBUTIONS) if of == "tensorflow" else [of]
+    proc = subprocess.run(
+        [oracle.built.target, "-c", _REQUIRES_DIST, *names],
+        capture_output=True,
+        text=True,
+        env=oracle.built.user_env,
+        cwd=oracle.built.cwd,
+        check=False,
+        timeout=300,
+    )
+    try:
+        found: dict[str, list[Any]] = json.loads(proc.stdout)
+    except ValueError:
+        return "unchecked", f"the target did not say: {proc.stderr.strip()[-200:]}"
+    version = str(claim.get("version") or "")
+    mine = {n: v for n, v in found.items() if v[0] == version}
+    if not mine:
+        return "false", f"installed: {', '.join(f'{n} {v[0]}' for n, v in found.items()) or 'none'}"
+    lines = []
+    for name, (_, requires) in mine.items():
+        for line in requires:
+            try:
+                declared = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if canonicalize_name(declared.name) != canonicalize_name(said.name):
+                continue
+            if declared.marker is not None and "extra" in str(declared.marker):
+                continue
+            lines.append(f"{name} {version}: {line}")
+            if declared.specifier == said.specifier:
+                return "true", lines[-1]
+    return "false", "; ".join(
+        lines
+    ) or f"{' '.join(mine)} {version} declares nothing on {said.name}"
 
 
 # --- the oracle -----------------------------------------------------------------------------
@@ -955,6 +1035,8 @@ def judge(statement: Statement, oracle: Oracle) -> None:
         verdict, truth = ("false", "installed: " + ", ".join(present)) if present else ("true", "")
     elif kind in ("requirement", "requirements_met"):
         verdict, truth = _judge_requirement(statement, oracle)
+    elif kind == "declared":
+        verdict, truth = _judge_declared(claim, oracle)
     elif kind == "numpy_abi":
         code, err = oracle.tf_import()
         said = "compiled using NumPy 1.x cannot be run in" in err

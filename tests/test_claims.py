@@ -604,3 +604,35 @@ def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_ther
     result = judged(line.format(install))
     assert result.status == "fails"
     assert result.why.startswith("makes no environment: exits 1")
+
+
+def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: Path) -> None:
+    """A fix's comment "what TensorFlow 2.15.1 declares" or "jax 0.6.2 requires ..." is a
+    statement: the oracle reads that distribution's own metadata in the target. 2.15.0's
+    ``ml-dtypes~=0.2.0`` said of 2.15.1 (which declares ``~=0.3.1``) is false."""
+    from tests.test_target import site_packages
+    from tests.test_user_import import METADATA, install_fake
+
+    w = tmp_path / "w"
+    w.mkdir()
+    python = venv(w / "env")
+    site = site_packages(python)
+    for name, version in (("tensorflow", "2.15.1"), ("jax", "0.6.2")):
+        install_fake(site, name, version, (METADATA / f"{name}-{version}.METADATA").read_text())
+    oracle = claims.Oracle(built_for(w, python), tmp_path / "scratch", recipes.CACHE / "bin")
+    fixes = (
+        'pip install "ml-dtypes~=0.2.0"  # what TensorFlow 2.15.1 declares',
+        'pip install "ml-dtypes~=0.3.1"  # what TensorFlow 2.15.1 declares',
+        'pip install "ml_dtypes>=0.5.0"  # jax 0.6.2 requires ml_dtypes>=0.5.0',
+        'pip install "ml_dtypes>=0.5.0"  # jax 0.7.0 requires ml_dtypes>=0.5.0',
+    )
+    verdicts = []
+    for fix in fixes:
+        (claim,) = claims.declared_claims(fix)
+        verdicts.append(claims._judge_declared(claim, oracle))
+    assert verdicts == [
+        ("false", "tensorflow 2.15.1: ml-dtypes (~=0.3.1)"),
+        ("true", "tensorflow 2.15.1: ml-dtypes (~=0.3.1)"),
+        ("true", "jax 0.6.2: ml_dtypes>=0.5.0"),
+        ("false", "installed: jax 0.6.2"),
+    ]

@@ -240,6 +240,42 @@ def test_two_tensorflows_are_replaced_by_a_release_the_installed_keras_fits(tmp_
     assert 'pip install "tensorflow==2.12.*"' in fix()  # 2.12 takes all (no and-cuda extra yet)
 
 
+def test_a_requirement_named_by_an_import_error_is_judged_from_who_declares_it(
+    tmp_path: Path,
+) -> None:
+    """TensorFlow 2.15.1 and jax 0.6.2 (their real METADATA; jax installed with --no-deps, as a
+    generated environment had it) over the real ml-dtypes 0.3.2 that 2.15.1 brings. TensorFlow's
+    import imports jax, whose module reads ``ml_dtypes.float8_e3m4`` (jax/_src/dtypes.py line
+    93): Python itself raises "module 'ml_dtypes' has no attribute". The fix is what the
+    installer's check says jax requires (ml_dtypes>=0.5.0); never 2.15.0's ``ml-dtypes~=0.2.0``
+    said to be what 2.15.1 declares (its own metadata declares ``~=0.3.1``)."""
+    python = venv_with_pip(tmp_path / "venv")
+    real_install(python, "ml-dtypes==0.3.2", "numpy==1.26.4")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.15.1",
+                 (METADATA / "tensorflow-2.15.1.METADATA").read_text())  # fmt: skip
+    install_fake(site, "jax", "0.6.2", (METADATA / "jax-0.6.2.METADATA").read_text())
+    (site / "tensorflow" / "__init__.py").write_text("import jax\n")
+    (site / "jax" / "__init__.py").write_text(
+        "import ml_dtypes\nfloat8_e3m4 = ml_dtypes.float8_e3m4\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", "doctor", "--json", "--proof-budget", "0",
+         "--python", str(python)],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+        env={**os.environ, "NO_COLOR": "1"},
+    )  # fmt: skip
+    data = json.loads(result.stdout)
+    assert "module 'ml_dtypes' has no attribute 'float8_e3m4'" in json.dumps(data)
+    fixes = [c["fix"] for c in data["causes"] if c["cause"] == "tf_requirement_unmet"]
+    assert fixes, data["causes"]
+    # as the installer's check writes it (jax declares "ml_dtypes>=0.5.0")
+    assert fixes[0].endswith(
+        f'{python} -m pip install "ml_dtypes>=0.5.0"  # jax 0.6.2 requires ml_dtypes>=0.5.0'
+    ), fixes[0]
+    assert "~=0.2.0" not in json.dumps(data)
+
+
 # --- which library the loader takes ------------------------------------------------------
 
 CUDNN_STUB = """

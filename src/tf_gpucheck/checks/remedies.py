@@ -12,11 +12,11 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from tf_gpucheck.checks import facts
+from tf_gpucheck.checks import facts, stale
 from tf_gpucheck.checks.diagnosis import Evidence, Known
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix, TfRelease
-from tf_gpucheck.snapshot import Snapshot
+from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
 
 Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | None]
 REMEDIES: dict[str, Remedy] = {}
@@ -527,12 +527,22 @@ def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -
 
 
 def _declared(known: Known, matrix: Matrix, name: str) -> str | None:
-    """What the known TensorFlow release declares for ``name`` ("protobuf<5.0.0dev,>=3.20.3")."""
+    """What the installed TensorFlow declares for ``name`` ("protobuf<5.0.0dev,>=3.20.3"): from
+    its own metadata where the snapshot read it; from a text alone, the matrix's row only where it
+    is that very release (releases of one series declare differently: 2.15.0 ``ml-dtypes~=0.2.0``,
+    2.15.1 ``ml-dtypes~=0.3.1``)."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
-    row = _row(known, matrix)
-    for line in row.requires if row else ():
+    snapshot = known.snapshot
+    if snapshot is not None and snapshot.packages.requirements is not None:
+        lines = [
+            r.requirement for r in snapshot.packages.requirements if r.of in stale.TENSORFLOW_NAMES
+        ]
+    else:
+        row = _row(known, matrix)
+        lines = list(row.requires) if row and row.version == known.tf_version else []
+    for line in lines:
         try:
             requirement = Requirement(line)
         except InvalidRequirement:
@@ -540,6 +550,16 @@ def _declared(known: Known, matrix: Matrix, name: str) -> str | None:
         if canonicalize_name(requirement.name) == name:
             return f"{name}{requirement.specifier}"
     return None
+
+
+def _unmet(known: Known, name: str) -> UnmetRequirement | None:
+    """The installer's own check line on ``name`` (``jax 0.6.2 requires ml-dtypes>=0.5.0``),
+    a TensorFlow distribution's first."""
+    snapshot = known.snapshot
+    installer = snapshot.installer if snapshot is not None else None
+    lines = [u for u in (installer.check or ()) if u.name == name] if installer else []
+    lines.sort(key=lambda u: u.of not in stale.TENSORFLOW_NAMES)
+    return lines[0] if lines else None
 
 
 @remedy("protobuf_incompatible")
@@ -560,6 +580,11 @@ def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> 
     for item in evidence:
         if item.line.library:
             name = item.line.library.split(".")[0].replace("_", "-").lower()
+            unmet = _unmet(known, name)
+            if unmet is not None and known.snapshot is not None:  # who requires what, as checked
+                plan = stale.remedy(unmet, known.snapshot, matrix)
+                said = f"{unmet.of} {unmet.of_version or ''}".strip()
+                return f"{plan.fix}  # {said} requires {unmet.requirement or name}"
             declared = _declared(known, matrix, name)
             return f'pip install "{declared or name}"' + (
                 f"  # what TensorFlow {known.tf_version} declares" if declared else ""
