@@ -1538,6 +1538,19 @@ def _error_line(text: str) -> str:
     return (lines[-1] if lines else "")[:240]
 
 
+PACKAGE_CHECKS = frozenset({"tf_requirements", "tf_install"})
+"""Checks that read what is installed (metadata, the installer's check), whatever the import
+does: a cause of theirs that appears only after a fix, the fix brought."""
+
+
+def _package_causes(report: Json) -> set[str]:
+    return {
+        str(f["cause"])
+        for f in report.get("findings") or []
+        if f.get("check") in PACKAGE_CHECKS and f.get("cause") and f.get("status") == "fail"
+    }
+
+
 def check_fix(
     built: recipes.Built,
     report: Json,
@@ -1706,6 +1719,15 @@ def check_fix(
         if cause in left:
             return FixResult(
                 "fails", fix, cause, "doctor still reports it afterwards", time.monotonic() - start
+            )
+        brought = sorted(_package_causes(again.report) - _package_causes(report))
+        if brought:
+            return FixResult(
+                "fails",
+                fix,
+                cause,
+                "it brings " + ", ".join(brought),
+                time.monotonic() - start,
             )
         if fresh:  # what the fix installs is there (not in a folder the user's pip points to)
             there = {canonicalize_name(n) for n in _versions(target, env, cwd)}

@@ -636,3 +636,34 @@ def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: 
         ("true", "jax 0.6.2: ml_dtypes>=0.5.0"),
         ("false", "installed: jax 0.6.2"),
     ]
+
+
+def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) -> None:
+    """The fix's own cause goes away, but what it installed breaks a requirement TensorFlow
+    declares (NumPy 2 under a TensorFlow that declares numpy<2): doctor's metadata and installer
+    checks show it afterwards and not before, so the fix brought it."""
+    from tests.test_target import site_packages
+    from tests.test_user_import import install_fake
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, "numpy", "2.1.0", {"numpy/__init__.py": ""})
+    make_wheel(wheels, "numpy", "1.26.4", {"numpy/__init__.py": ""})
+    w = tmp_path / "w"
+    w.mkdir()
+    python = venv(w / "env")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.15.1", "Metadata-Version: 2.1\nName: tensorflow\n"
+                 "Version: 2.15.1\nRequires-Dist: numpy (<2.0.0,>=1.23.5)")  # fmt: skip
+    install_fake(site, "numpy", "1.26.4")
+    built = built_for(w, python)
+    built.wheelhouse = wheels
+
+    def judged(version: str) -> claims.FixResult:
+        fix = f"{python} -m pip install numpy=={version}"
+        report = {"first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix}}
+        return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
+
+    brings = judged("2.1.0")
+    assert (brings.status, brings.why) == ("fails", "it brings numpy_incompatible")
+    assert judged("1.26.4").status == "works"

@@ -246,9 +246,12 @@ def test_a_requirement_named_by_an_import_error_is_judged_from_who_declares_it(
     """TensorFlow 2.15.1 and jax 0.6.2 (their real METADATA; jax installed with --no-deps, as a
     generated environment had it) over the real ml-dtypes 0.3.2 that 2.15.1 brings. TensorFlow's
     import imports jax, whose module reads ``ml_dtypes.float8_e3m4`` (jax/_src/dtypes.py line
-    93): Python itself raises "module 'ml_dtypes' has no attribute". The fix is what the
-    installer's check says jax requires (ml_dtypes>=0.5.0); never 2.15.0's ``ml-dtypes~=0.2.0``
-    said to be what 2.15.1 declares (its own metadata declares ``~=0.3.1``)."""
+    93): Python itself raises "module 'ml_dtypes' has no attribute". The statement is what the
+    installer's check says jax requires (ml_dtypes>=0.5.0), never 2.15.0's ``ml-dtypes~=0.2.0``
+    said to be what 2.15.1 declares (its own metadata declares ``~=0.3.1``). The two share no
+    version, and jax came after TensorFlow: the fix moves TensorFlow to the oldest release whose
+    own requirement admits jax's (2.19: ``ml-dtypes<1.0.0,>=0.5.1``) and keeps jax, rather than
+    installing an ml-dtypes (and with it a NumPy 2) that breaks 2.15.1."""
     python = venv_with_pip(tmp_path / "venv")
     real_install(python, "ml-dtypes==0.3.2", "numpy==1.26.4")
     site = site_packages(python)
@@ -256,6 +259,9 @@ def test_a_requirement_named_by_an_import_error_is_judged_from_who_declares_it(
                  (METADATA / "tensorflow-2.15.1.METADATA").read_text())  # fmt: skip
     install_fake(site, "jax", "0.6.2", (METADATA / "jax-0.6.2.METADATA").read_text())
     (site / "tensorflow" / "__init__.py").write_text("import jax\n")
+    for name, at in (("ml_dtypes-0.3.2", 1_600_000_000), ("tensorflow-2.15.1", 1_700_000_000),
+                     ("jax-0.6.2", 1_800_000_000)):  # fmt: skip
+        os.utime(site / f"{name}.dist-info", (at, at))
     (site / "jax" / "__init__.py").write_text(
         "import ml_dtypes\nfloat8_e3m4 = ml_dtypes.float8_e3m4\n"
     )
@@ -271,9 +277,53 @@ def test_a_requirement_named_by_an_import_error_is_judged_from_who_declares_it(
     assert fixes, data["causes"]
     # as the installer's check writes it (jax declares "ml_dtypes>=0.5.0")
     assert fixes[0].endswith(
-        f'{python} -m pip install "ml_dtypes>=0.5.0"  # jax 0.6.2 requires ml_dtypes>=0.5.0'
+        f'{python} -m pip install "tensorflow[and-cuda]==2.19.*" "jax==0.6.2"  '
+        "# jax 0.6.2 requires ml_dtypes>=0.5.0"
     ), fixes[0]
     assert "~=0.2.0" not in json.dumps(data)
+
+
+def test_a_major_version_miss_that_tensorflow_was_seen_to_import_with_is_not_a_failure() -> None:
+    """pip check: ml-dtypes 0.6.0 requires numpy>=2.0.0, NumPy 1.26.4 installed (a generated
+    environment: a later ``--force-reinstall --no-deps numpy==1.26.4``). Where the probe imported
+    and started TensorFlow it is a warning, and the missing driver comes first; where the import
+    failed, a failure; unprobed, another package's bound is not known to stop TensorFlow (a
+    warning), TensorFlow's own (2.15.1's numpy<2 under NumPy 2) is."""
+    from dataclasses import replace
+
+    from tests.conftest import scenario
+    from tf_gpucheck.checks import Status, run_checks
+    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.snapshot import InstallerInfo, Snapshot, UnmetRequirement
+
+    line = "ml-dtypes 0.6.0 has requirement numpy>=2.0.0, but you have numpy 1.26.4."
+    unmet = UnmetRequirement(line, "ml-dtypes", "0.6.0", "numpy", "numpy>=2.0.0", "1.26.4")
+    seen = scenario("real-cpu-only-tf-2.21-no-driver")  # TensorFlow 2.21.0 imported, no driver
+    assert seen.tensorflow.version == "2.21.0"
+    assert seen.tensorflow.error is None
+    seen = replace(
+        seen, installer=InstallerInfo("pip", "25.3", check=(unmet,), check_by="pip check")
+    )
+    report = run_checks(seen, load_matrix())
+    found = next(f for f in report.findings if f.check == "tf_requirements")
+    assert (found.status, found.cause) == (Status.WARN, "numpy_incompatible")
+    assert report.first_fix is not None
+    assert report.first_fix.cause != "numpy_incompatible"
+
+    def judged(snapshot: Snapshot) -> Status:
+        found = run_checks(snapshot, load_matrix()).findings
+        return next(f.status for f in found if f.check == "tf_requirements")
+
+    tf = seen.tensorflow
+    assert judged(replace(seen, tensorflow=replace(tf, error="ImportError: numpy"))) is Status.FAIL
+    not_probed = replace(seen, tensorflow=replace(tf, probed=False, version=None))
+    assert judged(not_probed) is Status.WARN  # ml-dtypes' bound: not known to stop TensorFlow
+    own = UnmetRequirement(
+        "tensorflow 2.15.1 has requirement numpy<2.0.0,>=1.23.5, but you have numpy 2.1.3.",
+        "tensorflow", "2.15.1", "numpy", "numpy<2.0.0,>=1.23.5", "2.1.3",
+    )  # fmt: skip
+    installer = InstallerInfo("pip", "25.3", check=(own,), check_by="pip check")
+    assert judged(replace(not_probed, installer=installer)) is Status.FAIL
 
 
 # --- which library the loader takes ------------------------------------------------------

@@ -122,6 +122,10 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
             return Remedy(satisfy, changes=f"install {unmet.name} as {unmet.of} asks")
         again = f'pip install "{unmet.of}=={unmet.of_version}"' if unmet.of_version else None
         return Remedy(again or f'pip install "{unmet.name}"', changes=f"install {unmet.name}")
+    if way != "too_new" and satisfy and unmet.of not in TENSORFLOW_NAMES:
+        against = _against_tensorflow(unmet, wanted, snapshot, matrix)
+        if against is not None:
+            return against
     if way != "too_new" or not satisfy:
         return Remedy(
             satisfy or f'pip install --upgrade "{unmet.name}"',
@@ -151,6 +155,111 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
+
+
+def _against_tensorflow(
+    unmet: UnmetRequirement, wanted: str | None, snapshot: Snapshot, matrix: Matrix
+) -> Remedy | None:
+    """Another package's requirement (jax 0.6.2: ``ml_dtypes>=0.5.0``) that no version shares
+    with what the installed TensorFlow declares on the same package (2.15.1: ``ml-dtypes~=0.3.1``):
+    meeting it breaks TensorFlow's. Where that package was installed after TensorFlow (the
+    user's latest choice), TensorFlow is the stale side: the oldest newer release whose own
+    requirements admit it, the package kept. ``None``: no such conflict, or no release known."""
+    mine = _specifier(wanted)
+    if mine is None or not snapshot.packages.tensorflow:
+        return None
+    tf = snapshot.packages.tensorflow[0]
+    theirs = _specifier(declared(snapshot, tf.name, unmet.name))
+    if theirs is None or _overlap(mine, theirs):
+        return None
+    if unmet.of_installed_at is None or tf.installed_at is None:
+        return None
+    if unmet.of_installed_at <= tf.installed_at:
+        return None
+    row = _admitting(snapshot, matrix, tf.version, unmet.name, mine)
+    if row is None or not unmet.of_version:
+        return None
+    keep = f'"{unmet.of}=={unmet.of_version}"'
+    return Remedy(
+        f'pip install "{tensorflow_requirement(tf.name, row, snapshot)}" {keep}',
+        (f'pip install "{wanted}"',),
+        changes=(
+            f"upgrade {tf.name} to {row.version} ({unmet.of} {unmet.of_version} stays: its "
+            f"{unmet.name}{mine} and {tf.name} {tf.version}'s {unmet.name}{theirs} share no version)"
+        ),
+    )
+
+
+def _overlap(a: SpecifierSet, b: SpecifierSet) -> bool:
+    """Some version satisfies both: tried at each bound either names, and just past it."""
+    candidates: set[Version] = set()
+    for clause in [*a, *b]:
+        try:
+            edge = Version(clause.version.removesuffix(".*"))
+        except InvalidVersion:
+            return True  # not comparable here: not known to conflict
+        major, minor, micro = (*edge.release, 0, 0)[:3]
+        candidates |= {
+            edge,
+            Version(f"{major}.{minor}.{micro + 1}"),
+            Version(f"{major}.{minor + 1}.0"),
+            Version(f"{major + 1}.0.0"),
+        }
+    return any(
+        a.contains(v, prereleases=True) and b.contains(v, prereleases=True) for v in candidates
+    )
+
+
+def _admitting(
+    snapshot: Snapshot, matrix: Matrix, version: str | None, name: str, wanted: SpecifierSet
+) -> TfRelease | None:
+    """The oldest TensorFlow release newer than ``version`` whose own requirement on ``name``
+    shares a version with ``wanted``, for this Python, OS and driver."""
+    try:
+        now = Version(version or "")
+    except InvalidVersion:
+        return None
+    python = snapshot.system.python_version
+    fits = [
+        row
+        for row in _runnable_newer(snapshot, matrix, now)
+        for line in row.requires
+        if (requirement := _parsed(line)) is not None
+        and canonicalize_name(requirement.name) == name
+        and applies(requirement, python)
+        and _overlap(requirement.specifier, wanted)
+    ]
+    return fits[-1] if fits else None
+
+
+def _parsed(line: str) -> Requirement | None:
+    try:
+        return Requirement(line)
+    except InvalidRequirement:
+        return None
+
+
+def _runnable_newer(snapshot: Snapshot, matrix: Matrix, now: Version) -> list[TfRelease]:
+    """Releases newer than ``now`` (a later minor), newest first, that this Python, OS and driver
+    run."""
+    python = snapshot.system.python_version
+    driver = snapshot.nvml.driver_version if snapshot.nvml.available else None
+    windows = snapshot.system.os == "Windows"
+    out = []
+    for row in matrix.newest_first():
+        try:
+            if Version(row.version) <= now or row.minor <= (now.major, now.minor):
+                continue
+        except InvalidVersion:
+            continue
+        if python and not row.supports_python(python):
+            continue
+        if driver and row.cuda:
+            toolkit, floor = driver_floor(matrix, row.cuda, windows=windows)
+            if not (driver_supports(driver, toolkit) or driver_supports(driver, floor)):
+                continue
+        out.append(row)
+    return out
 
 
 def _declaring_side_chosen_last(unmet: UnmetRequirement) -> bool:
@@ -183,23 +292,11 @@ def newer_tensorflow(
     except InvalidVersion:
         return None
     python = snapshot.system.python_version
-    driver = snapshot.nvml.driver_version if snapshot.nvml.available else None
-    windows = snapshot.system.os == "Windows"
-    fits: list[TfRelease] = []
-    for row in matrix.newest_first():
-        try:
-            if Version(row.version) <= now or row.minor <= (now.major, now.minor):
-                continue
-        except InvalidVersion:
-            continue
-        if python and not row.supports_python(python):
-            continue
-        if driver and row.cuda:
-            toolkit, floor = driver_floor(matrix, row.cuda, windows=windows)
-            if not (driver_supports(driver, toolkit) or driver_supports(driver, floor)):
-                continue
-        if _accepts(row, unmet.name, have, python):
-            fits.append(row)
+    fits = [
+        row
+        for row in _runnable_newer(snapshot, matrix, now)
+        if _accepts(row, unmet.name, have, python)
+    ]
     return fits[-1] if fits else None
 
 

@@ -458,6 +458,27 @@ def _hard(unmet: UnmetRequirement) -> bool:
     return requirement is not None and _other_major(requirement, unmet.have)
 
 
+def _stops(unmet: UnmetRequirement, snapshot: Snapshot) -> bool:
+    """``_hard``, as far as it is known: another major version of NumPy or protobuf stops
+    TensorFlow's import where TensorFlow declares the bound (2.7-2.17 compiled against NumPy 1),
+    unless the probe saw it import and start; another package's bound on them (ml-dtypes 0.6
+    declares numpy>=2.0.0, and loads under NumPy 1.26) is not known to stop it. Keras is judged
+    apart: tf.keras is not what the probe imports."""
+    if not _hard(unmet):
+        return False
+    if unmet.name not in ("numpy", "protobuf"):
+        return True
+    if _seen_importing(snapshot):
+        return False
+    return unmet.of in stale.TENSORFLOW_NAMES
+
+
+def _seen_importing(snapshot: Snapshot) -> bool:
+    """The probe imported TensorFlow and started it, with what is installed."""
+    seen = snapshot.tensorflow
+    return seen.probed and seen.error is None and seen.version is not None
+
+
 def _spec_of(requirement: str | None) -> str:
     parsed = _requirement(requirement or "")
     return str(parsed.specifier) if parsed is not None else ""
@@ -524,7 +545,7 @@ def _from_installer_check(
     plan = stale.remedy(first, snapshot, matrix)
     more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
     details = "\n".join(f"{by}: {u.line}" for u in ours) + f"\nThe fix: {plan.changes}." + aside
-    judge = fail if _hard(first) or snapshot.tensorflow.error else warn
+    judge = fail if _stops(first, snapshot) or snapshot.tensorflow.error else warn
     finding = judge(
         "tf_requirements",
         _family(first),
@@ -601,8 +622,10 @@ def _from_metadata(
     cause, summary, fix = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     details = "\n".join(what for _, what, _ in problems)
-    hard = cause in ("numpy_incompatible", "protobuf_incompatible") and not summary.endswith(
-        "(same major version)"
+    hard = (
+        cause in ("numpy_incompatible", "protobuf_incompatible")
+        and not summary.endswith("(same major version)")
+        and not _seen_importing(snapshot)
     )
     if hard or snapshot.tensorflow.error:
         return fail("tf_requirements", cause, summary + more, details, fix)
