@@ -587,7 +587,11 @@ def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_ther
     def judged(fix: str, **variables: str) -> claims.FixResult:
         built = built_for(w, user, **variables)
         built.wheelhouse = wheels
-        report = {"first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix}}
+        # the user's environment has no TensorFlow, and doctor says so before the fix too
+        report = {
+            "first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix},
+            "findings": [{"check": "tf_install", "status": "fail", "cause": "tf_not_installed"}],
+        }
         return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
 
     result = judged(line.format(install))

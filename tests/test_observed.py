@@ -326,6 +326,30 @@ def test_a_major_version_miss_that_tensorflow_was_seen_to_import_with_is_not_a_f
     assert judged(replace(not_probed, installer=installer)) is Status.FAIL
 
 
+def test_pythonpath_taken_away_with_what_only_it_lent_installs_the_environment_s_own(
+    tmp_path: Path,
+) -> None:
+    """TensorFlow 2.21 (its real METADATA) only in another environment that PYTHONPATH names;
+    this environment has none (a generated environment: `unset PYTHONPATH` alone left the user
+    without TensorFlow). The fix takes the folder out and installs this environment's own."""
+    other = make_venv(tmp_path / "other")
+    install_fake(site_packages(other), "tensorflow", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
+    python = venv_with_pip(tmp_path / "env")
+    lent = {"PYTHONPATH": str(site_packages(other))}
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **lent)
+    first = data["first_fix"]
+    assert first["cause"] == "pythonpath_foreign"
+    assert first["fix"].startswith(
+        f'unset PYTHONPATH && {python} -m pip install "tensorflow[and-cuda]==2.21.*"  # '
+    ), first["fix"]
+    assert first["fix"].endswith("this environment has no tensorflow of its own: install it here")
+    alone = subprocess.run(  # what `unset PYTHONPATH` alone leaves
+        [str(python), "-c", "import tensorflow"], capture_output=True, text=True, check=False
+    )
+    assert "No module named 'tensorflow'" in alone.stderr
+
+
 # --- which library the loader takes ------------------------------------------------------
 
 CUDNN_STUB = """

@@ -146,6 +146,38 @@ def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str
     return f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}  # without {entry}"
 
 
+def _own_installs_after(fix: str, entry: str | None, snapshot: Snapshot, matrix: Matrix) -> str:
+    """Taking a folder out of PYTHONPATH takes away what only it lent: where TensorFlow (or
+    Keras, NumPy) comes through it and the environment has none of its own, the fix installs
+    the environment's own after (TensorFlow: the release this machine runs), or the user's
+    import fails once it is out."""
+    from tf_gpucheck.installer.operations import split_comment
+    from tf_gpucheck.installer.recommend import recommend
+
+    imports = snapshot.imports
+    lent = [
+        m.name
+        for m in (imports.modules if imports else ())
+        if m.where == "pythonpath"
+        and m.origin is not None
+        and m.clean_origin is None
+        and (entry is None or m.path_entry == entry)
+    ]
+    if not lent:
+        return fix
+    if "tensorflow" in lent:
+        install = recommend(snapshot, matrix).command
+        if not install:
+            return fix
+    else:
+        install = "pip install " + " ".join(lent)
+    code, _, note = split_comment(fix)
+    return (
+        f"{code} && {install}  #{note}; this environment has no {', '.join(lent)} of its own: "
+        "install it here"
+    )
+
+
 def _rename(path: str) -> str:
     renamed = f"{path.removesuffix('.py')}_renamed{'.py' if path.endswith('.py') else ''}"
     return f"mv {path} {renamed}"
@@ -239,6 +271,8 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             cause, summary, fix, status = found
             if cause == "module_shadowed":
                 summary, fix = _every_shadow(module, imports, summary, fix)
+            if cause == "pythonpath_foreign":
+                fix = _own_installs_after(fix, module.path_entry, snapshot, matrix)
             details = (
                 f"from {imports.cwd or 'your folder'}: {module.origin} ({_through(module)})\n"
                 f"the environment's own: {module.clean_origin or 'not installed'}"
