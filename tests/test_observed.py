@@ -19,7 +19,7 @@ import pytest
 from tests.test_fix import real_install, venv_with_pip, versions
 from tests.test_loose_ends import uv_venv
 from tests.test_target import make_venv, site_packages
-from tests.test_user_import import METADATA, install_fake
+from tests.test_user_import import METADATA, install_fake, install_tensorflow_cpu
 
 pytestmark = pytest.mark.slow
 
@@ -331,7 +331,8 @@ def test_pythonpath_taken_away_with_what_only_it_lent_installs_the_environment_s
 ) -> None:
     """TensorFlow 2.21 (its real METADATA) only in another environment that PYTHONPATH names;
     this environment has none (a generated environment: `unset PYTHONPATH` alone left the user
-    without TensorFlow). The fix takes the folder out and installs this environment's own."""
+    without TensorFlow), or only tensorflow-cpu (another: it left a CPU-only build). The fix
+    takes the folder out and installs this environment's own GPU build."""
     other = make_venv(tmp_path / "other")
     install_fake(site_packages(other), "tensorflow", "2.21.0",
                  (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
@@ -348,6 +349,17 @@ def test_pythonpath_taken_away_with_what_only_it_lent_installs_the_environment_s
         [str(python), "-c", "import tensorflow"], capture_output=True, text=True, check=False
     )
     assert "No module named 'tensorflow'" in alone.stderr
+
+    # this environment's own is tensorflow-cpu (no GPU support): it is replaced, not left
+    install_tensorflow_cpu(site_packages(python), "2.21.0")
+    fix = doctor(python, "--proof-budget", "0", cwd=tmp_path, **lent)["first_fix"]["fix"]
+    assert fix.startswith(
+        f"unset PYTHONPATH && {python} -m pip uninstall -y tensorflow-cpu && "
+        f'{python} -m pip install "tensorflow[and-cuda]==2.21.*"  # '
+    ), fix
+    assert fix.endswith(
+        "this environment has only tensorflow-cpu (no GPU support) of its own: install it here"
+    )
 
 
 # --- which library the loader takes ------------------------------------------------------

@@ -147,35 +147,45 @@ def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str
 
 
 def _own_installs_after(fix: str, entry: str | None, snapshot: Snapshot, matrix: Matrix) -> str:
-    """Taking a folder out of PYTHONPATH takes away what only it lent: where TensorFlow (or
-    Keras, NumPy) comes through it and the environment has none of its own, the fix installs
-    the environment's own after (TensorFlow: the release this machine runs), or the user's
-    import fails once it is out."""
+    """Taking a folder out of PYTHONPATH takes away what only it lent: where TensorFlow comes
+    through it, the environment's own must then be one this machine runs (none of its own, or a
+    CPU-only build such as tensorflow-cpu: the release this machine runs replaces it); where
+    Keras or NumPy come only through it, the environment's own are installed. Else the user's
+    import fails, or gets a CPU-only build, once it is out."""
     from tf_gpucheck.installer.operations import split_comment
     from tf_gpucheck.installer.recommend import recommend
 
     imports = snapshot.imports
     lent = [
-        m.name
+        m
         for m in (imports.modules if imports else ())
         if m.where == "pythonpath"
         and m.origin is not None
-        and m.clean_origin is None
         and (entry is None or m.path_entry == entry)
     ]
-    if not lent:
+    own = [
+        d.name
+        for d in commands.main_distributions(snapshot)
+        if d.location in (None, "site", "user_site", "system_site")
+    ]
+    install = ""
+    why = ""
+    if any(m.name == "tensorflow" for m in lent):
+        cpu = [n for n in own if n in commands.CPU_ONLY_DISTRIBUTIONS]
+        if not own:
+            install, why = recommend(snapshot, matrix).command or "", "no tensorflow of its own"
+        elif cpu and len(own) == len(cpu):
+            install = remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, cpu)
+            why = f"only {', '.join(cpu)} (no GPU support) of its own"
+    if not install:
+        missing = [m.name for m in lent if m.clean_origin is None and m.name != "tensorflow"]
+        if missing:
+            install, why = "pip install " + " ".join(missing), f"no {', '.join(missing)} of its own"
+    if not install:
         return fix
-    if "tensorflow" in lent:
-        install = recommend(snapshot, matrix).command
-        if not install:
-            return fix
-    else:
-        install = "pip install " + " ".join(lent)
     code, _, note = split_comment(fix)
-    return (
-        f"{code} && {install}  #{note}; this environment has no {', '.join(lent)} of its own: "
-        "install it here"
-    )
+    step, _, _ = split_comment(install)
+    return f"{code} && {step}  #{note}; this environment has {why}: install it here"
 
 
 def _rename(path: str) -> str:
