@@ -2010,6 +2010,73 @@ def check_environment(
     )
 
 
+def check_here(
+    target: str, cwd: Path, gpucheck_python: str, scratch: Path, *, no_tf: bool = False
+) -> EnvResult:
+    """Every statement doctor makes about an environment that already exists (a real machine's,
+    a GPU machine's), judged by the same experiments in the user's folder with the variables of
+    this process. Nothing is built and nothing is changed: the first fix is not run (its
+    installer's dry run is, where doctor states what the installer said)."""
+    start = time.monotonic()
+    user_env = dict(os.environ)
+    recipe: Json = {
+        "layout": "here",
+        "python": "",
+        "target": target,
+        "cwd": str(cwd),
+        "doctor": {"no_tf": no_tf},
+        "user": {},
+    }
+    built = recipes.Built(
+        recipe=recipe,
+        w=scratch / "w",
+        target=target,
+        cwd=cwd,
+        user_env=user_env,
+        activate_env=user_env,
+        steps=[],
+        explicit={},
+        roots=[],
+        seconds=0.0,
+    )
+    doctor = run_doctor(built, gpucheck_python, no_tf=no_tf, activated=False)
+    t_oracle = time.monotonic()
+    oracle = Oracle(built, scratch / "scratch", recipes.CACHE / "bin")
+    found = statements(doctor.report) if doctor.report else []
+    for statement in found:
+        judge(statement, oracle)
+    truth = oracle_causes(oracle)
+    first = (doctor.report or {}).get("first_fix")
+    doctor_cause = first.get("cause") if isinstance(first, dict) else None
+    fix = FixResult(
+        "not_checked",
+        first.get("command") if isinstance(first, dict) else None,
+        doctor_cause,
+        "an existing environment: its first fix is not run",
+    )
+    return EnvResult(
+        index=0,
+        recipe=recipe,
+        commands=[],
+        build_seconds=0.0,
+        base_reused=False,
+        failed_steps=[],
+        doctor_seconds=doctor.seconds,
+        doctor_exit=doctor.returncode,
+        doctor_error="" if doctor.report else doctor.stderr_tail,
+        no_tf=no_tf,
+        activated=False,
+        statements=found,
+        fix=fix,
+        doctor_cause=doctor_cause,
+        oracle_causes=truth,
+        cause_verdict=compare_cause(doctor_cause, truth) if doctor.report else "no_report",
+        oracle_seconds=time.monotonic() - t_oracle,
+        seconds=time.monotonic() - start,
+        doctor_command=doctor.command,
+    )
+
+
 def summarize(results: Sequence[EnvResult]) -> Json:
     by_kind: dict[str, Counter[str]] = {}
     for result in results:
@@ -2183,6 +2250,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-fixes", action="store_true", help="do not run the first fixes")
     parser.add_argument(
+        "--here",
+        metavar="PYTHON",
+        help="judge doctor's statements about this existing interpreter (in --cwd, default the "
+        "current folder, with this process's variables): nothing is built or run as a fix",
+    )
+    parser.add_argument("--cwd", type=Path, help="the user's folder for --here")
+    parser.add_argument(
         "--max-bases",
         type=int,
         default=8,
@@ -2199,6 +2273,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = [EnvResult.from_json(e) for e in json.loads(args.report.read_text())["environments"]]
         print_report(done, summarize(done))
         return 0
+    if args.here:
+        scratch = Path(tempfile.mkdtemp(prefix="gpucheck-claims-here-"))
+        try:
+            runs = [
+                check_here(
+                    args.here,
+                    (args.cwd or Path.cwd()).resolve(),
+                    args.gpucheck_python,
+                    scratch,
+                    no_tf=no_tf,
+                )
+                for no_tf in (True, False)
+            ]
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        for result in runs:
+            result.index = int(not result.no_tf)
+            result.recipe["layout"] = "here --no-tf" if result.no_tf else "here"
+            for s in result.statements:
+                print(f"{s.verdict:10} {s.kind:16} {s.said[:90]}\n{'':27}{s.truth[:160]}")
+        args.seed = None
+        args.fingerprint = fingerprint(args.gpucheck_python)
+        if args.json:
+            write_json(args.json, args, runs)
+        print_report(runs, summarize(runs))
+        return 1 if any(s.verdict == "false" for r in runs for s in r.statements) else 0
     available = tuple(sorted(recipes.pythons(), key=lambda v: tuple(int(p) for p in v.split("."))))
     pool = recipes.DEFAULT_POOL
     if args.tf_pool == "all":

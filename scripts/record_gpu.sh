@@ -4,6 +4,7 @@
 # Run from the repository root on the GPU machine, with the wheels it lacks in .whl/ (gpucheck's
 # own wheel, typer, keras, namex, optree), as root in a machine that is thrown away afterwards:
 #     OUT=/some/folder bash scripts/record_gpu.sh
+# SKIP_BENCH=1 leaves out the benchmarks (about 2.5 minutes of the GPU's time).
 # Everything lands in $OUT/rec/ and, after each stage, in $OUT/rec.tgz.
 set -u
 OUT=${OUT:-/tmp/gpu-out}
@@ -84,7 +85,15 @@ step memory-limit.json 120 "${GC[@]}" configure-memory --limit 4096 --json
 cd - > /dev/null
 pack
 
-# 5. the GPU benchmarks on JAX and PyTorch, and a plain model.fit of the same models
+# 5. every statement doctor makes here, judged by experiment (benchmarks/claims.py --here: the
+# import system, the installer's check, the dynamic loader's own choice with a real driver)
+cd /tmp
+step claims-here.txt 300 "$PY" "$OLDPWD/benchmarks/claims.py" --here "$PY" --gpucheck-python "$PY" --cwd /tmp --json "$R/claims-here.json"
+cd - > /dev/null
+pack
+[ -n "${SKIP_BENCH:-}" ] && { echo done; exit 0; }
+
+# 6. the GPU benchmarks on JAX and PyTorch, and a plain model.fit of the same models
 cd /tmp
 step bench-jax.txt 240 "${GC[@]}" bench --backend jax --output "$R/bench-jax.json"
 step bench-torch.txt 240 "${GC[@]}" bench --backend torch --output "$R/bench-torch.json"

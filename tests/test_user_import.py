@@ -579,3 +579,32 @@ def test_a_package_is_found_as_its_init_on_every_python(tmp_path: Path, version:
     )
     found = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == str(site / "tensorflow" / "__init__.py")
+
+
+def test_finding_a_module_leaves_this_process_import_system_alone(tmp_path: Path) -> None:
+    # doctor probes its own interpreter in-process while a thread imports the matrix's YAML
+    # reader: a sys.path swapped for the user's path meanwhile made that import fail at random
+    # ("No module named 'yaml'", seen on a real run); a module already imported here is looked
+    # for on the user's path, not taken from sys.modules
+    from tf_gpucheck._children import interpreter_probe
+
+    site = tmp_path / "site"
+    (site / "tensorflow").mkdir(parents=True)
+    (site / "tensorflow" / "__init__.py").write_text("")
+    seen: list[list[str]] = []
+
+    class Watcher:
+        def find_spec(self, name: str, path: object, target: object = None) -> None:
+            seen.append(list(sys.path))
+
+    before = list(sys.path)
+    watcher = Watcher()
+    sys.meta_path.insert(0, watcher)
+    try:
+        found = interpreter_probe._find("tensorflow", [str(site)])
+        assert interpreter_probe._find("pytest", [str(site)]) is None  # imported, not there
+    finally:
+        sys.meta_path.remove(watcher)
+    assert found == str(site / "tensorflow" / "__init__.py")
+    assert seen and all(path == before for path in seen)
+    assert sys.path == before

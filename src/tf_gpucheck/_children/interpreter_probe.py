@@ -248,24 +248,27 @@ def _where(folder, places):
 def _find(name, path):
     # type: (str, List[str]) -> Optional[str]
     """The file or folder ``import name`` would load with ``sys.path`` set to ``path``: the
-    interpreter's own import system (``importlib.util.find_spec``, so the finders that ``.pth``
-    files and editable installs add answer too), found without running the module."""
+    interpreter's own import system (its ``sys.meta_path`` finders, so the finders that ``.pth``
+    files and editable installs add answer too, and its path finder over ``path``), found
+    without running the module. Nothing global changes: in gpucheck's own interpreter this runs
+    while other threads import (a ``sys.path`` swapped meanwhile made their imports fail), and
+    a module this process already imported is looked for, not taken from ``sys.modules``."""
     try:
-        import importlib.util
+        from importlib.machinery import PathFinder
     except ImportError:  # Python 2.7
         return _find_27(name, path)
-    saved_path, saved_cache = sys.path[:], dict(sys.path_importer_cache)
-    try:
-        sys.path[:] = path
-        sys.path_importer_cache.clear()
+    spec = None
+    for finder in list(sys.meta_path):
         try:
-            spec = importlib.util.find_spec(name)
+            if finder is PathFinder:
+                spec = PathFinder.find_spec(name, list(path))
+            else:
+                find_spec = getattr(finder, "find_spec", None)
+                spec = find_spec(name, None) if find_spec is not None else None
         except Exception:  # a broken path entry or finder: not found from here
             return None
-    finally:
-        sys.path[:] = saved_path
-        sys.path_importer_cache.clear()
-        sys.path_importer_cache.update(saved_cache)
+        if spec is not None:
+            break
     if spec is None:
         return None
     if spec.origin and spec.origin not in ("namespace", "built-in", "frozen"):
