@@ -606,5 +606,6 @@ def test_finding_a_module_leaves_this_process_import_system_alone(tmp_path: Path
     finally:
         sys.meta_path.remove(watcher)
     assert found == str(site / "tensorflow" / "__init__.py")
-    assert seen and all(path == before for path in seen)
+    assert seen
+    assert all(path == before for path in seen)
     assert sys.path == before
