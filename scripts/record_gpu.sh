@@ -89,6 +89,11 @@ pack
 # import system, the installer's check, the dynamic loader's own choice with a real driver)
 cd /tmp
 step claims-here.txt 300 "$PY" "$OLDPWD/benchmarks/claims.py" --here "$PY" --gpucheck-python "$PY" --cwd /tmp --json "$R/claims-here.json"
+# the same with the user's LD_LIBRARY_PATH naming the pip wheels' cuDNN and CUDA runtime folders
+# (a system cuDNN is in the loader cache too): the loader's choice changes, and must be said so
+SITE=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+LDP=$(ls -d "$SITE"/nvidia/cudnn/lib "$SITE"/nvidia/cu*/lib 2> /dev/null | paste -sd:)
+step claims-here-ldpath.txt 300 env LD_LIBRARY_PATH="$LDP" "$PY" "$OLDPWD/benchmarks/claims.py" --here "$PY" --gpucheck-python "$PY" --cwd /tmp --json "$R/claims-here-ldpath.json"
 cd - > /dev/null
 pack
 [ -n "${SKIP_BENCH:-}" ] && { echo done; exit 0; }
