@@ -129,6 +129,10 @@ def test_doctor_on_the_h200_says_what_nvidia_smi_and_the_frameworks_show() -> No
     assert by_check["other_frameworks"].summary.startswith(
         "PyTorch 2.11.0 (CUDA 13.0), JAX 0.11.2 (CUDA 13.0) and CuPy 14.2.0 (CUDA 13.2) use the GPU"
     )
+    # Keras 3.15 is installed with no KERAS_BACKEND and no keras.json: its backend is
+    # TensorFlow, which is not there, so "Keras uses its default backend" is no "ok"
+    assert by_check["keras_backend"].status.value == "skip", by_check["keras_backend"]
+    assert "not installed" in by_check["keras_backend"].summary
     first = report.first_fix
     assert first is not None
     assert first.cause == "tf_not_installed"

@@ -156,6 +156,11 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
         backend, said = imports.keras_config_backend, f"{imports.keras_config}"
         undo = f'set "backend": "tensorflow" in {imports.keras_config}'
     else:
+        if _tensorflow_absent(snapshot):
+            return skip(
+                "keras_backend",
+                "Keras's backend is its default, TensorFlow, which is not installed (tf_install)",
+            )
         return ok("keras_backend", "Keras uses its default backend, TensorFlow")
     if backend not in KERAS_BACKENDS:
         return fail(
@@ -196,7 +201,22 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "keras_backend",
             f"Keras runs on {backend} ({said}), not on TensorFlow: tf.keras models train with {backend}",
         )
+    if _tensorflow_absent(snapshot):
+        return skip(
+            "keras_backend",
+            f"Keras's backend is TensorFlow ({said}), which is not installed (tf_install)",
+        )
     return ok("keras_backend", f"Keras uses TensorFlow ({said})")
+
+
+def _tensorflow_absent(snapshot: Snapshot) -> bool:
+    """The interpreter's packages were read and hold no TensorFlow (a text that does not name
+    one says nothing about it)."""
+    return (
+        not facts.tf_version(snapshot)
+        and not snapshot.packages.error
+        and not facts.stated_only(snapshot)
+    )
 
 
 @check("gpu_matmul", "A small matrix product on each GPU matches the CPU's", gpu=True)
