@@ -416,6 +416,32 @@ def test_another_environments_tensorflow_through_a_pth_file_is_set_aside(
     assert "tensorflow 2.21.0" in tf["summary"] + tf["details"], tf
 
 
+def test_what_tensorflow_took_from_the_other_environment_is_installed_once_it_is_set_aside(
+    run_cli: Any, clean_env: Path
+) -> None:
+    """TensorFlow installed into a venv whose .pth file already reached another environment:
+    pip took Keras from there (generated environment 6 of seed 18: setting the .pth file aside
+    alone left TensorFlow 2.21 without Keras, keras_mismatch). The fix installs this
+    environment's own TensorFlow again once the file is aside: pip adds what only that folder
+    had."""
+    other = make_venv(clean_env / "other")
+    install_tensorflow_cpu(site_packages(other), "2.17.1")
+    python = tf221_venv(clean_env / "env")
+    site = site_packages(python)
+    for path in (site / "keras", site / "keras-3.15.1.dist-info"):
+        shutil.move(str(path), str(site_packages(other) / path.name))
+    pth = site / "_other_env.pth"
+    pth.write_text(f"{site_packages(other)}\n")
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    tf = next(f for f in data["findings"] if f["check"] == "tf_install")
+    assert tf["cause"] == "multiple_tf_distributions", tf
+    aside, rest = tf["fix"].split(" && ", 1)
+    assert aside == f"mv {pth} {pth}.disabled", tf["fix"]
+    # (these venvs are made without pip: the environment's own ensurepip comes first)
+    assert f'{python} -m pip install "tensorflow==2.21.0"  # ' in rest, tf["fix"]
+    assert "keras came from there too" in rest, tf["fix"]
+
+
 def test_python_36_upgrades_its_pip_first(run_cli: Any, clean_env: Path) -> None:
     python36 = pyenv_python("3.6")
     venv = clean_env / "py36"

@@ -536,9 +536,11 @@ def _declared(known: Known, matrix: Matrix, name: str) -> str | None:
 
     snapshot = known.snapshot
     if snapshot is not None and snapshot.packages.requirements is not None:
-        lines = [
-            r.requirement for r in snapshot.packages.requirements if r.of in stale.TENSORFLOW_NAMES
+        tensorflows = [
+            r.of for r in snapshot.packages.requirements if r.of in stale.TENSORFLOW_NAMES
         ]
+        found = (stale.declared(snapshot, of, name) for of in dict.fromkeys(tensorflows))
+        lines = [line for line in found if line is not None][:1]
     else:
         row = _row(known, matrix)
         lines = list(row.requires) if row and row.version == known.tf_version else []

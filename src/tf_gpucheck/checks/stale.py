@@ -15,6 +15,7 @@ installer's own check states it). The fix acts on the **stale side**:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -215,21 +216,31 @@ def _admitting(
 ) -> TfRelease | None:
     """The oldest TensorFlow release newer than ``version`` whose own requirement on ``name``
     shares a version with ``wanted``, for this Python, OS and driver."""
+    python = snapshot.system.python_version
+
+    def shares(row: TfRelease) -> bool:
+        return any(
+            (requirement := _parsed(line)) is not None
+            and canonicalize_name(requirement.name) == name
+            and applies(requirement, python)
+            and _overlap(requirement.specifier, wanted)
+            for line in row.requires
+        )
+
+    return _oldest_newer(snapshot, matrix, version, shares)
+
+
+def _oldest_newer(
+    snapshot: Snapshot, matrix: Matrix, version: str | None, fits: Callable[[TfRelease], bool]
+) -> TfRelease | None:
+    """The oldest release newer than ``version`` that this Python, OS and driver run and that
+    ``fits``."""
     try:
         now = Version(version or "")
     except InvalidVersion:
         return None
-    python = snapshot.system.python_version
-    fits = [
-        row
-        for row in _runnable_newer(snapshot, matrix, now)
-        for line in row.requires
-        if (requirement := _parsed(line)) is not None
-        and canonicalize_name(requirement.name) == name
-        and applies(requirement, python)
-        and _overlap(requirement.specifier, wanted)
-    ]
-    return fits[-1] if fits else None
+    found = [row for row in _runnable_newer(snapshot, matrix, now) if fits(row)]
+    return found[-1] if found else None
 
 
 def _parsed(line: str) -> Requirement | None:
@@ -287,17 +298,13 @@ def newer_tensorflow(
     """The oldest TensorFlow release newer than the installed one whose own METADATA (the
     matrix's ``requires``) accepts the installed ``unmet.name``, for this Python, OS and driver."""
     try:
-        now = Version(unmet.of_version or "")
         have = Version(unmet.have or "")
     except InvalidVersion:
         return None
     python = snapshot.system.python_version
-    fits = [
-        row
-        for row in _runnable_newer(snapshot, matrix, now)
-        if _accepts(row, unmet.name, have, python)
-    ]
-    return fits[-1] if fits else None
+    return _oldest_newer(
+        snapshot, matrix, unmet.of_version, lambda row: _accepts(row, unmet.name, have, python)
+    )
 
 
 def _accepts(row: TfRelease, name: str, have: Version, python: str | None = None) -> bool:
