@@ -408,7 +408,10 @@ def test_another_environments_tensorflow_through_a_pth_file_is_set_aside(
     assert tf["cause"] == "multiple_tf_distributions", tf
     assert "different folders" in tf["details"]
     assert "same `tensorflow` package" not in tf["details"]
-    assert tf["fix"].startswith(f"mv {pth} {pth}.disabled  # "), tf["fix"]
+    # the file set aside, then this environment's own TensorFlow again: pip makes its
+    # requirements whole without the other folder (here they all are: it changes nothing)
+    assert tf["fix"].startswith(f"mv {pth} {pth}.disabled && "), tf["fix"]
+    assert f'{python} -m pip install "tensorflow==2.21.0"  # ' in tf["fix"]
     subprocess.run(["bash", "-c", tf["fix"]], check=True)  # as printed, pasted
     after = doctor(run_cli, python, "--cwd", str(clean_env))
     tf = next(f for f in after["findings"] if f["check"] == "tf_install")

@@ -59,7 +59,15 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
     kept = [d for d in main if d.name not in shared]
     if len(kept) == 1 and kept[0].name in remove:
         names = ", ".join(shared)
-        why = f"set aside: it puts another environment's site-packages (with {names}) on this one's sys.path"
+        why = (
+            f"set aside: it puts another environment's site-packages (with {names}) "
+            "on this one's sys.path"
+        )
+        # what TensorFlow's install took from that folder goes with it (seen: Keras, then
+        # keras_mismatch; tensorboard, then tf_requirement_unmet): this environment's own
+        # TensorFlow installed again, without the folder, is what pip makes whole here
+        own = kept[0]
+        again = commands.with_target_pip(f'pip install "{own.name}=={own.version}"', snapshot)
         lent = sorted(
             {
                 m.name
@@ -67,16 +75,11 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
                 if m.name != "tensorflow" and m.pth in files and m.in_target is False
             }
         )
-        if lent:
-            # what TensorFlow's install took from there goes with it (seen: Keras, then
-            # keras_mismatch): its own install again adds here what only that folder had
-            own = kept[0]
-            again = commands.with_target_pip(f'pip install "{own.name}=={own.version}"', snapshot)
-            return (
-                f"{hide} && {again}  # {why}; {', '.join(lent)} came from there too: pip adds "
-                f"here what {own.name} {own.version} needs and only that folder had"
-            )
-        return f"{hide}  # {why}"
+        came = f"; {', '.join(lent)} came from there too" if lent else ""
+        return (
+            f"{hide} && {again}  # {why}{came}: pip then installs here what {own.name} "
+            f"{own.version} requires and this environment lacks"
+        )
     rest = [n for n in remove if n not in shared]
     return f"{hide} && " + remedies.replace_distributions(
         Known.from_snapshot(snapshot), matrix, rest
