@@ -19,7 +19,12 @@ import pytest
 from tests.test_fix import real_install, venv_with_pip, versions
 from tests.test_loose_ends import uv_venv
 from tests.test_target import make_venv, site_packages
-from tests.test_user_import import METADATA, install_fake, install_tensorflow_cpu
+from tests.test_user_import import (
+    METADATA,
+    install_fake,
+    install_tensorflow_cpu,
+    install_tf221,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -852,3 +857,54 @@ def test_a_wheelhouse_is_read_by_its_file_names(tmp_path: Path) -> None:
     assert wheelhouse_projects((str(tmp_path / "page.html"),), None) is None
     (wheels / "not-a-wheel.whl").write_bytes(b"")
     assert wheelhouse_projects((str(wheels),), None) is None
+
+
+def test_a_user_setting_in_a_venv_that_sees_the_user_site_is_set_aside(tmp_path: Path) -> None:
+    """``PIP_USER=1`` in a venv made with ``--system-site-packages``: pip accepts a user install
+    there in general, but refuses one of a package the venv itself has ("Will not install to
+    the user site because it will lack sys.path precedence", seen pasted in generated
+    environment 105 of seed 19: a stale protobuf in the venv). A venv's installs go into the
+    venv: each printed install says ``--no-user``, and pip takes that."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True)  # fmt: skip
+    python = venv / "bin" / "python"
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
+    install_fake(site, "tiny-pkg", "0.5")
+    _tiny_wheel(tmp_path / "wheels")
+    home = {"HOME": str(tmp_path / "home"), "PIP_USER": "1"}
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **home)
+    fixes = [f["fix"] for f in data["findings"] if f["fix"] and " -m pip install" in f["fix"]]
+    assert fixes, data["findings"]
+    for fix in fixes:
+        assert " -m pip install --no-user " in fix, fix
+    env = {**os.environ, **home}
+    install = [str(python), "-m", "pip", "install", "--dry-run", "--no-index", "--find-links",
+               str(tmp_path / "wheels"), "tiny-pkg==1.0"]  # fmt: skip
+    refused = subprocess.run(install, capture_output=True, text=True, check=False, env=env)
+    assert refused.returncode != 0
+    assert "lack sys.path precedence" in refused.stderr, refused.stderr
+    taken = subprocess.run([*install[:4], "--no-user", *install[4:]], capture_output=True,
+                           text=True, check=False, env=env)  # fmt: skip
+    assert taken.returncode == 0, taken.stderr
+
+
+def test_every_unmet_requirement_the_installer_lists_is_met_by_one_install(tmp_path: Path) -> None:
+    """pip check lists two unmet requirements of TensorFlow 2.21 (protobuf too old, ml-dtypes
+    missing): a fix of the first alone leaves the second (generated environment 187 of seed
+    19). The first fix installs both at once, each as the installer's check states it."""
+    python = venv_with_pip(tmp_path / "venv")
+    install_tf221(site_packages(python), protobuf="4.25.8", ml_dtypes=None)
+    truth = subprocess.run(
+        [str(python), "-m", "pip", "check"], capture_output=True, text=True, check=False
+    ).stdout
+    assert "protobuf" in truth
+    assert "ml-dtypes" in truth
+    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"]
+    assert found["cause"] == "protobuf_incompatible", found
+    fix = found["fix"]
+    assert fix.count(" -m pip install ") == 1, fix
+    assert '"protobuf<8.0.0,>=6.31.1"' in fix, fix
+    assert '"ml_dtypes<1.0.0,>=0.5.1"' in fix, fix  # as TensorFlow's metadata spells it

@@ -67,7 +67,14 @@ def tf221_venv(where: Path) -> Path:
     """A venv with TensorFlow 2.21.0 and Keras 3.15.1 as their real metadata declare them, and
     the packages they require at versions that satisfy them."""
     python = make_venv(where, base_python())
-    site = site_packages(python)
+    install_tf221(site_packages(python))
+    return python
+
+
+def install_tf221(site: Path, **versions: str | None) -> None:
+    """TensorFlow 2.21.0 and Keras 3.15.1 as their real metadata declare them, and the packages
+    they require at versions that satisfy them (``versions``: another version of one, or None
+    for none)."""
     install_fake(
         site, "tensorflow", "2.21.0", (METADATA / "tensorflow-2.21.0.METADATA").read_text()
     )
@@ -81,8 +88,9 @@ def tf221_venv(where: Path) -> Path:
         ("grpcio", "1.75.0"), ("numpy", "2.3.3"), ("h5py", "3.14.0"), ("ml-dtypes", "0.5.3"),
         ("rich", "14.1.0"), ("namex", "0.1.0"), ("optree", "0.17.0"),
     ):  # fmt: skip
-        install_fake(site, name, version)
-    return python
+        chosen = versions.get(name.replace("-", "_"), version)
+        if chosen is not None:
+            install_fake(site, name, chosen)
 
 
 def doctor(run_cli: Any, python: Path, *args: str) -> dict[str, Any]:

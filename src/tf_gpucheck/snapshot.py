@@ -156,6 +156,9 @@ class UnmetRequirement:
     name_installed_at: float | None = None
 
 
+PIP_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
+"""pip's strtobool (utils/misc.py): what turns a boolean option on."""
+
 LOCATION_KEYS = ("target", "prefix", "root")
 """pip options that put an install somewhere other than the interpreter's own environment (pip's
 ``--target``, ``--prefix``, ``--root``; its install command takes each from a config file or a
@@ -214,6 +217,16 @@ class InstallerInfo:
     for each option, the value its config files give it (a later file over an earlier one,
     ``[install]`` over ``[global]``) and, apart, the ``PIP_*`` variable that overrides it;
     ``None``: not asked (uv, a pip without ``config debug``)."""
+
+    def user_setting(self) -> InstallerSetting | None:
+        """pip's ``user`` option where it is on for ``install`` (``PIP_USER=1``, ``user = true``
+        in a config file: installs go to the user site); ``None``: off, or not asked. A variable
+        overrides every file."""
+        found = [s for s in self.settings or () if s.key == "user"]
+        setting = next((s for s in found if s.variable), found[0] if found else None)
+        if setting is None or setting.value.strip().lower() not in PIP_TRUE:
+            return None
+        return setting
 
     def placed_elsewhere(self) -> tuple[InstallerSetting, ...]:
         """The settings that put pip's installs somewhere other than the environment."""

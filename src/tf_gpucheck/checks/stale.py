@@ -15,7 +15,8 @@ installer's own check states it). The fix acts on the **stale side**:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -40,6 +41,47 @@ class Remedy:
     """What to print instead, in order, when the installer refuses the one before."""
     changes: str = ""
     """Which side it changes, in words: "upgrade tf-keras (tensorflow 2.18.0 stays)"."""
+
+
+_PLAIN_INSTALL = re.compile(r'pip install((?: "[^"]+")+)')
+
+
+def together(plans: Sequence[Remedy]) -> Remedy:
+    """The first plan, with the packages of every other plan that is a plain install
+    (``pip install "X"``) added to its one pip command: the installer's check lists each unmet
+    requirement, and a fix of one alone leaves the next (seen: protobuf upgraded, ml-dtypes
+    still missing). A first plan of another kind (TensorFlow moved, an uninstall) stays alone."""
+    from tf_gpucheck.installer.operations import split_comment
+
+    first = plans[0]
+    code, hash_, note = split_comment(first.fix)
+    match = _PLAIN_INSTALL.fullmatch(code.strip())
+    if match is None:
+        return first
+    wanted = re.findall(r'"[^"]+"', match.group(1))
+    names = {_quoted_name(w) for w in wanted}
+    changes = [first.changes]
+    for plan in plans[1:]:
+        other = _PLAIN_INSTALL.fullmatch(split_comment(plan.fix)[0].strip())
+        added = [
+            w
+            for w in re.findall(r'"[^"]+"', other.group(1) if other else "")
+            if _quoted_name(w) not in names
+        ]
+        if not added or None in {_quoted_name(w) for w in added}:
+            continue
+        names.update(_quoted_name(w) for w in added)
+        wanted += added
+        changes.append(plan.changes)
+    if len(changes) == 1:
+        return first
+    fix = "pip install " + " ".join(wanted) + (f"  #{note}" if hash_ else "")
+    return Remedy(fix, first.fallbacks, "; ".join(c for c in changes if c))
+
+
+def _quoted_name(word: str) -> str | None:
+    requirement = _parsed(word.strip('"'))
+    return canonicalize_name(requirement.name) if requirement else None
 
 
 def direction(requirement: str | None, have: str | None) -> str:

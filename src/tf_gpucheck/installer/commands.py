@@ -306,6 +306,12 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
     no_user = refusal is not None and accepted(snapshot, ("--no-user",))
     if no_user:
         refusal, user = None, False
+    # a venv's installs go into the venv (above); pip's own `user` setting would send them to
+    # the user site, where it refuses a package the venv also has ("Will not install to the
+    # user site because it will lack sys.path precedence to protobuf in ...")
+    into_venv = (
+        target.kind == "venv" and installer is not None and installer.user_setting() is not None
+    )
     if refusal is not None and _INSTALL.search(command) and target.python_executable:
         return fresh_environment(command, snapshot, refusal)
     if target.installer == "uv" and target.python_executable:
@@ -339,11 +345,11 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
 
     def run(match: re.Match[str]) -> str:
         verb = match.group(1)
-        if verb == "install" and no_user:
-            return f"{pip} install --no-user"  # pip's settings say --user, which it refuses here
+        if verb == "install" and (no_user or into_venv):
+            return f"{pip} install --no-user"  # pip's settings say --user: not for this install
         return f"{pip} {verb}" + (" --user" if user and verb == "install" else "")
 
-    if pip == "pip" and not user and not no_user:
+    if pip == "pip" and not user and not no_user and not into_venv:
         return command
     return _PIP.sub(run, command)
 

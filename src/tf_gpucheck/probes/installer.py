@@ -30,7 +30,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
-from tf_gpucheck.snapshot import InstallerInfo, InstallerSetting, PolicyAnswer, UnmetRequirement
+from tf_gpucheck.snapshot import (
+    PIP_TRUE,
+    InstallerInfo,
+    InstallerSetting,
+    PolicyAnswer,
+    UnmetRequirement,
+)
 
 PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
 """A name no index has: the installer's answer to it is its policy, never an install."""
@@ -173,8 +179,7 @@ def wheelhouse_projects(find_links: tuple[str, ...], cwd: str | None) -> tuple[s
 # each overriding the one before, and PIP_* variables ("env_var") last; within them, an
 # option's `[install]` section overrides `[global]` (cli/parser.py)
 _CONFIG_ORDER = ("global", "user", "site", "env")
-_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
-"""pip's strtobool (utils/misc.py): what turns a boolean option on."""
+_TRUE = PIP_TRUE
 
 
 def _settings(

@@ -603,7 +603,7 @@ def _from_installer_check(
     )
     ours.sort(key=lambda u: (order.index(_family(u)), not _hard(u)))
     first = ours[0]
-    plan = stale.remedy(first, snapshot, matrix)
+    plan = stale.together([stale.remedy(u, snapshot, matrix) for u in ours])
     more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
     details = "\n".join(f"{by}: {u.line}" for u in ours) + f"\nThe fix: {plan.changes}." + aside
     judge = fail if _stops(first, snapshot) or snapshot.tensorflow.error else warn
