@@ -50,7 +50,8 @@ def together(plans: Sequence[Remedy]) -> Remedy:
     """The first plan, with the packages of every other plan that is a plain install
     (``pip install "X"``) added to its one pip command: the installer's check lists each unmet
     requirement, and a fix of one alone leaves the next (seen: protobuf upgraded, ml-dtypes
-    still missing). A first plan of another kind (TensorFlow moved, an uninstall) stays alone."""
+    still missing). A first plan of another kind (TensorFlow moved, an uninstall) stays alone.
+    The caller passes the plans of one declaring package's requirements."""
     from tf_gpucheck.installer.operations import split_comment
 
     first = plans[0]

@@ -603,7 +603,8 @@ def _from_installer_check(
     )
     ours.sort(key=lambda u: (order.index(_family(u)), not _hard(u)))
     first = ours[0]
-    plan = stale.together([stale.remedy(u, snapshot, matrix) for u in ours])
+    # what the same package declares is met in one install (another's bound may pull against it)
+    plan = stale.together([stale.remedy(u, snapshot, matrix) for u in ours if u.of == first.of])
     more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
     details = "\n".join(f"{by}: {u.line}" for u in ours) + f"\nThe fix: {plan.changes}." + aside
     judge = fail if _stops(first, snapshot) or snapshot.tensorflow.error else warn
