@@ -2050,7 +2050,7 @@ def check_here(
     doctor_cause = first.get("cause") if isinstance(first, dict) else None
     fix = FixResult(
         "not_checked",
-        first.get("command") if isinstance(first, dict) else None,
+        first.get("fix") if isinstance(first, dict) else None,
         doctor_cause,
         "an existing environment: its first fix is not run",
     )

@@ -671,3 +671,20 @@ def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) ->
     brings = judged("2.1.0")
     assert (brings.status, brings.why) == ("fails", "it brings numpy_incompatible")
     assert judged("1.26.4").status == "works"
+
+
+def test_here_judges_what_doctor_says_of_an_existing_environment(tmp_path: Path) -> None:
+    """``--here``: doctor run on an interpreter that exists, each statement judged where it
+    stands, nothing built or run as a fix (how the real H200's statements were checked)."""
+    from tests.test_target import make_venv
+
+    python = make_venv(tmp_path / "venv")
+    result = claims.check_here(str(python), tmp_path, sys.executable, tmp_path / "scratch",
+                               no_tf=True)  # fmt: skip
+    assert result.doctor_error == "", result.doctor_error
+    judged = [s for s in result.statements if s.verdict in ("true", "false")]
+    assert judged, result.statements
+    assert all(s.verdict == "true" for s in judged), [(s.said, s.truth) for s in judged]
+    assert result.fix.status == "not_checked"
+    assert result.fix.cause == "tf_not_installed"
+    assert result.fix.fix  # doctor's first fix, as printed, kept beside the verdicts
