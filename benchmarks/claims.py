@@ -2027,18 +2027,7 @@ def check_here(
         "doctor": {"no_tf": no_tf},
         "user": {},
     }
-    built = recipes.Built(
-        recipe=recipe,
-        w=scratch / "w",
-        target=target,
-        cwd=cwd,
-        user_env=user_env,
-        activate_env=user_env,
-        steps=[],
-        explicit={},
-        roots=[],
-        seconds=0.0,
-    )
+    built = recipes.Built.existing(recipe, scratch / "w", target, cwd, user_env)
     doctor = run_doctor(built, gpucheck_python, no_tf=no_tf, activated=False)
     t_oracle = time.monotonic()
     oracle = Oracle(built, scratch / "scratch", recipes.CACHE / "bin")

@@ -579,6 +579,25 @@ class Built:
     wheelhouse: Path = field(default_factory=Path)
     dry_wheels: Wheelhouse | None = None
 
+    @classmethod
+    def existing(
+        cls, recipe: Recipe, w: Path, target: str, cwd: Path, user_env: dict[str, str]
+    ) -> Built:
+        """An environment this builder did not make (by hand, or a real machine's): no steps,
+        the user's variables the same activated or not."""
+        return cls(
+            recipe=recipe,
+            w=w,
+            target=target,
+            cwd=cwd,
+            user_env=user_env,
+            activate_env=user_env,
+            steps=[],
+            explicit={},
+            roots=[],
+            seconds=0.0,
+        )
+
     @property
     def target_prefix(self) -> Path | None:
         """The environment folder of a venv target (``$W/env``), else None."""

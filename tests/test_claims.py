@@ -95,18 +95,7 @@ def built_for(w: Path, target: Path, **env: str) -> recipes.Built:
     home.mkdir(exist_ok=True)
     (w / "work").mkdir(exist_ok=True)
     user_env = recipes.machine_environment(home, recipes.CACHE / "bin") | env
-    return recipes.Built(
-        recipe={},
-        w=w,
-        target=str(target),
-        cwd=w / "work",
-        user_env=user_env,
-        activate_env=user_env,
-        steps=[],
-        explicit={},
-        roots=[],
-        seconds=0.0,
-    )
+    return recipes.Built.existing({}, w, str(target), w / "work", user_env)
 
 
 @pytest.fixture(scope="module")
