@@ -453,6 +453,41 @@ def test_what_tensorflow_took_from_the_other_environment_is_installed_once_it_is
     assert "keras came from there too" in rest, tf["fix"]
 
 
+def test_a_cpu_only_build_left_once_the_other_environment_is_set_aside_is_replaced(
+    run_cli: Any, clean_env: Path
+) -> None:
+    """The other environment (through a .pth file) holds tensorflow, this one tensorflow-cpu
+    (generated environment 0 of seed 21: setting the file aside and installing tensorflow-cpu
+    again left tf_cpu_only_build). What remains once the file is aside has no GPU support: the
+    fix replaces it with the GPU build in the same command."""
+    other = make_venv(clean_env / "other")
+    install_tf221(site_packages(other))
+    python = make_venv(clean_env / "env", base_python())
+    site = site_packages(python)
+    install_tensorflow_cpu(site, "2.21.0")
+    pth = site / "_other_env.pth"
+    pth.write_text(f"{site_packages(other)}\n")
+    data = doctor(run_cli, python, "--cwd", str(clean_env))
+    tf = next(f for f in data["findings"] if f["check"] == "tf_install")
+    assert tf["cause"] == "multiple_tf_distributions", tf
+    # (a venv made without pip: its ensurepip before the first pip, the uninstall)
+    assert tf["fix"].split(" && ") == [
+        f"mv {pth} {pth}.disabled",
+        f"{python} -m ensurepip",
+        f"{python} -m pip uninstall -y tensorflow-cpu",
+        f'{python} -m pip install "tensorflow[and-cuda]==2.21.*"',
+    ], tf["fix"]
+    install = tf["fix"].split(" && ")[-1]
+    # pasted up to the install (which downloads): the file aside, tensorflow-cpu gone
+    before_install = tf["fix"].split(f" && {install}")[0]
+    subprocess.run(["bash", "-c", before_install], check=True)
+    assert not pth.exists()
+    assert not (site / "tensorflow").exists()
+    after = doctor(run_cli, python, "--cwd", str(clean_env))
+    tf = next(f for f in after["findings"] if f["check"] == "tf_install")
+    assert tf["cause"] == "tf_not_installed", tf
+
+
 def test_python_36_upgrades_its_pip_first(run_cli: Any, clean_env: Path) -> None:
     python36 = pyenv_python("3.6")
     venv = clean_env / "py36"

@@ -330,12 +330,16 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
         and target.installer is None
         and not target.error
         and target.python_executable
-        and " -m ensurepip" not in command
     ):
         # no pip in the environment (python -m venv --without-pip, a stripped image): its own
-        # ensurepip first
-        bootstrapped = _PIP.sub(lambda m: f"{python} -m pip {m.group(1)}", command)
-        return f"{python} -m ensurepip && {bootstrapped}" if bootstrapped != command else command
+        # ensurepip before the first pip of the line, an uninstall too (a part written for the
+        # target before, with its own ensurepip, is joined to the rest: one, at the front)
+        ensure = f"{python} -m ensurepip && "
+        bootstrapped = _PIP.sub(
+            lambda m: f"{python} -m pip {m.group(1)}", command.replace(ensure, "")
+        )
+        head, pip, tail = bootstrapped.partition(f"{python} -m pip ")
+        return f"{head}{ensure}{pip}{tail}" if pip else command
     if _path_pip_is_target(snapshot):
         pip = "pip"
     elif target.python_executable:

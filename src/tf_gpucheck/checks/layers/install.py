@@ -57,6 +57,13 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
         for p in files
     )
     kept = [d for d in main if d.name not in shared]
+    if len(kept) == 1 and kept[0].name in remove and _replaced_alone(kept[0]):
+        # what remains once the file is aside is a build tf_install replaces on its own (a
+        # CPU-only distribution, the merged tensorflow-gpu): replaced now, not installed again
+        # (seed 21, environment 0: tensorflow-cpu installed again, then tf_cpu_only_build)
+        return f"{hide} && " + remedies.replace_distributions(
+            Known.from_snapshot(snapshot), matrix, [kept[0].name]
+        )
     if len(kept) == 1 and kept[0].name in remove:
         names = ", ".join(shared)
         why = (
@@ -83,6 +90,14 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
     rest = [n for n in remove if n not in shared]
     return f"{hide} && " + remedies.replace_distributions(
         Known.from_snapshot(snapshot), matrix, rest
+    )
+
+
+def _replaced_alone(own: Distribution) -> bool:
+    """A distribution tf_install replaces where it is the only one: no GPU support, or the
+    tensorflow-gpu that became tensorflow."""
+    return own.name in commands.CPU_ONLY_DISTRIBUTIONS or (
+        own.name == "tensorflow-gpu" and _merged_into_tensorflow(own.version)
     )
 
 
