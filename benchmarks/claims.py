@@ -814,6 +814,7 @@ class Oracle:
         self._pip_check: tuple[list[PipProblem], str] | None = None
         self._tf_import: tuple[int, str] | None = None
         self._dl: dict[tuple[str, str], tuple[str | None, str, str | None]] = {}
+        self._named: dict[str, bool | None] = {}
 
     # the three settings: the user's (their folder, their variables), the distributions' (their
     # variables, a folder of its own) and the environment alone (no PYTHONPATH, no folder)
@@ -916,6 +917,38 @@ class Oracle:
                 info[key] = m.group(1)
         requester = os.path.join(package, "libtensorflow_framework.so.2")
         return info, requester if os.path.exists(requester) else None
+
+    def tf_binaries_name(self, word: str) -> bool | None:
+        """Whether any of TensorFlow's own shared objects (the ``.so`` files of the package the
+        user's import finds, searched as bytes by ``grep -a -F``) contains ``word``; None: no
+        TensorFlow files to read. A library TensorFlow's loader opens has its name in them
+        (the loader formats ``lib<name>.so.<version>``; its stub functions name it too)."""
+        if word not in self._named:
+            spec = self.spec("tensorflow")
+            origin = spec.get("origin_as_found") if spec else None
+            files = (
+                [
+                    p
+                    for p in glob.glob(
+                        os.path.join(os.path.dirname(origin), "**", "*.so*"), recursive=True
+                    )
+                    if os.path.isfile(p)
+                ]
+                if origin
+                else []
+            )
+            if not files:
+                self._named[word] = None
+            else:
+                proc = subprocess.run(
+                    ["grep", "-a", "-F", "-l", "-m", "1", "-e", word, *files],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    timeout=600,
+                )
+                self._named[word] = bool(proc.stdout.strip())
+        return self._named[word]
 
     def dlopen(
         self, soname: str, reader: str, requester: str | None
@@ -1043,7 +1076,9 @@ def judge(statement: Statement, oracle: Oracle) -> None:
         verdict = "true" if code != 0 or said else "false"
         truth = "import tensorflow: " + (err.strip().splitlines() or ["ok"])[-1][:200]
     elif kind in ("library", "library_absent"):
-        verdict, truth = _judge_library(claim, oracle, absent=kind == "library_absent")
+        verdict, truth = _judge_library(
+            claim, oracle, absent=kind == "library_absent", asked=statement.check != "nvidia_driver"
+        )
     elif kind == "installer":
         verdict, truth = _judge_installer(claim, oracle)
     elif kind == "device_nodes":
@@ -1206,9 +1241,18 @@ def _judge_requirement(statement: Statement, oracle: Oracle) -> tuple[str, str]:
     )
 
 
-def _judge_library(claim: Json, oracle: Oracle, *, absent: bool) -> tuple[str, str]:
+def _judge_library(
+    claim: Json, oracle: Oracle, *, absent: bool, asked: bool = True
+) -> tuple[str, str]:
     soname = claim.get("soname")
     name = str(claim.get("name") or str(soname or "").split(".so")[0])
+    if asked:  # the statement says TensorFlow asks for this library: do its binaries name it?
+        named = oracle.tf_binaries_name(name.removeprefix("lib"))
+        if named is False:
+            return "false", (
+                f"TensorFlow's own shared objects never contain the bytes {name.removeprefix('lib')!r}: "
+                f"it cannot ask the loader for {name}"
+            )
     if "path" in claim and claim.get("path") is None:
         absent = True  # an observation that the loader finds no file for it
     requester = claim.get("requester")

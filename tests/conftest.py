@@ -114,8 +114,14 @@ class CliResult:
 
 
 @pytest.fixture(autouse=True)
-def _deterministic_output(monkeypatch: pytest.MonkeyPatch) -> None:
+def _deterministic_output(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
+    # each test its own proof cache, and dry runs in threads that end with the command (not
+    # worker processes outliving it): tests/installer/test_proofcache.py tests those
+    monkeypatch.setenv("TF_GPUCHECK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("TF_GPUCHECK_PROOF_WORKERS", "0")
     monkeypatch.setenv("GPUCHECK_WIDTH", "120")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

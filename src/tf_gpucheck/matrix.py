@@ -56,6 +56,10 @@ class TfRelease:
     requires: tuple[str, ...] = ()
     """Requirements the Linux wheel declares (Requires-Dist, verbatim) for the packages gpucheck
     judges (numpy, protobuf, keras, ml-dtypes, h5py, typing-extensions); scripts/record_requires.py."""
+    loader: tuple[str, ...] | None = None
+    """The ``Get<Name>DsoHandle`` functions the released Linux x86_64 wheel's own libraries name
+    (scripts/read_tf_wheels.py, tests/data/tf_wheels/): what that release can ask the loader for,
+    used where the installed TensorFlow's binaries cannot be read. ``None``: not read."""
 
     @functools.cached_property  # asked for by every check of every node of a fleet
     def minor(self) -> tuple[int, int]:
@@ -134,6 +138,21 @@ class SonameRow:
 
 
 @dataclass(frozen=True)
+class LoaderHandle:
+    """One ``Get<Name>DsoHandle`` function of TensorFlow's loader: the library it opens."""
+
+    handle: str
+    """``CudaRuntime``, ``Cublas``, ``Curand`` ... as the binaries name it."""
+    library: str
+    """The file's base name: ``libcudart`` (the loader opens ``<library>.so.<version>``)."""
+    gpu_init: bool
+    """TensorFlow gives up the GPU when this library does not open (its dlopen checker's
+    ``TryDlopenCUDALibraries`` asks for it)."""
+    source: tuple[str, ...]
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
 class Matrix:
     schema_version: int
     sources: dict[str, str]
@@ -144,6 +163,10 @@ class Matrix:
     source_details: dict[str, SourceDetail] | None = None
     sonames: tuple[SonameRow, ...] = ()
     architectures: tuple[Architecture, ...] = ()
+    loader: tuple[LoaderHandle, ...] = ()
+
+    def loader_handle(self, handle: str) -> LoaderHandle | None:
+        return next((row for row in self.loader if row.handle == handle), None)
 
     def architecture(self, capability: str) -> Architecture | None:
         """The row of compute capability ``capability`` ("8.6")."""
@@ -336,6 +359,10 @@ def validate(matrix: Matrix) -> list[str]:
         for source in arch.source:
             if source not in matrix.sources:
                 problems.append(f"architecture {arch.cc} cites unknown source {source!r}")
+    for handle_row in matrix.loader:
+        for source in handle_row.source:
+            if source not in matrix.sources:
+                problems.append(f"loader {handle_row.handle} cites unknown source {source!r}")
     for soname_row in matrix.sonames:
         for source in soname_row.source:
             if source not in matrix.sources:

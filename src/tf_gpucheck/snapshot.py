@@ -16,7 +16,7 @@ from typing import Any
 from tf_gpucheck._codec import DecodeError, from_data, to_data
 from tf_gpucheck.errors import ExitCode, GpucheckError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version of the snapshot's JSON shape; raised on any incompatible change.
 
 2 added ``node`` (which machine), ``target`` (which Python environment, and why) and
@@ -570,6 +570,31 @@ class LibraryInfo:
 
 
 @dataclass(frozen=True)
+class LoaderRequest:
+    """A library TensorFlow's own dynamic-library loader can open: tsl's ``dso_loader.cc`` has one
+    ``Get<Name>DsoHandle`` function per library, and the binaries that define or call it name it
+    in their dynamic symbols (read from the files, schema 5)."""
+
+    handle: str
+    """``<Name>``: ``CudaRuntime``, ``Cublas``, ``Curand``, ``Cudnn`` ..."""
+    binaries: tuple[str, ...]
+    """TensorFlow's files whose dynamic symbols name it."""
+
+
+@dataclass(frozen=True)
+class FileOwner:
+    """Which installed distributions' RECORD files list one library file (schema 5)."""
+
+    path: str
+    owner: str
+    """The distribution whose files these are now: of those listing it, the last installed."""
+    owner_version: str | None = None
+    also_listed_by: tuple[str, ...] = ()
+    """Other distributions whose RECORD lists the same path, installed before the owner (their
+    copy was overwritten), each as ``name version``."""
+
+
+@dataclass(frozen=True)
 class LibrariesInfo:
     """Where the CUDA libraries are, and whether they load."""
 
@@ -585,6 +610,12 @@ class LibrariesInfo:
     """TensorFlow's own libraries whose RPATH/RUNPATH the search used (schema 4)."""
     search: tuple[str, ...] = ()
     """The folders searched, in the loader's order, each as ``via:folder`` (schema 4)."""
+    loader_requests: tuple[LoaderRequest, ...] | None = None
+    """What TensorFlow's own binaries can ask the loader for; ``None``: they were not read (no
+    TensorFlow found, or a snapshot older than schema 5)."""
+    owners: tuple[FileOwner, ...] = ()
+    """For each library file the loader would give TensorFlow, the distributions whose RECORD
+    lists it (schema 5)."""
 
 
 @dataclass(frozen=True)

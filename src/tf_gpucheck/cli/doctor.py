@@ -32,6 +32,7 @@ from tf_gpucheck.cli._options import (
     snapshot_for,
     write_file,
 )
+from tf_gpucheck.errors import GpucheckError
 
 if TYPE_CHECKING:
     from tf_gpucheck.installer.prover import Prover
@@ -86,12 +87,19 @@ def doctor(
             metavar="SECONDS",
             min=0.0,
             help="How long to wait, once the rest is done, for the installer to resolve the "
-            "fixes against the package index (the dry runs start while TensorFlow imports; "
-            "default 15, and 0 with --no-tf). 0: never ask the index (fixes are 'not proven'; "
-            "the installer's own policy is still asked, offline).",
+            "fixes against the package index. By default doctor does not wait: the dry runs "
+            "start while TensorFlow imports, answers come from the proof cache, and one not yet "
+            "answered is kept for the next run. 0: never ask the index (the installer's own "
+            "policy is still asked, offline).",
             show_default=False,
         ),
     ] = None,
+    prove: Annotated[
+        bool,
+        typer.Option(
+            "--prove", help="Wait for the installer's answer to every fix (up to 10 minutes)."
+        ),
+    ] = False,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
     from tf_gpucheck.checks import Status, run_checks, select_checks
@@ -124,10 +132,16 @@ def doctor(
     from concurrent.futures import ThreadPoolExecutor
 
     every = verbose or fmt != "text"
-    if proof_budget is None:  # --no-tf is quick triage: nothing to hide a resolution behind
-        from tf_gpucheck.installer.prover import DEFAULT_BUDGET_S
+    from tf_gpucheck.installer.prover import DEFAULT_BUDGET_S, PROVE_BUDGET_S
 
-        proof_budget = 0.0 if no_tf else DEFAULT_BUDGET_S
+    if prove and proof_budget is not None:
+        raise GpucheckError(
+            "--prove and --proof-budget say two things: give one",
+            reference="options-conflict",
+            hint="--prove waits for every answer; --proof-budget SECONDS waits that long",
+        )
+    asking = proof_budget is None or proof_budget > 0 or prove
+    wait = PROVE_BUDGET_S if prove else DEFAULT_BUDGET_S if proof_budget is None else proof_budget
     provers: list[Prover] = []
 
     def start_proofs(partial: Snapshot, probes: object) -> None:
@@ -135,7 +149,7 @@ def doctor(
         make = getattr(probes, "prover", None)
         # a redacted report carries no proofs (their installer lines name the user's paths):
         # a dry run started for it would only hold the command up until the installer answered
-        prover = make() if callable(make) and proof_budget > 0 and not redact else None
+        prover = make() if callable(make) and asking and not redact else None
         if prover is None:
             return
         provers.append(prover)
@@ -170,7 +184,7 @@ def doctor(
         from tf_gpucheck.checks.proofs import prove_report
 
         try:
-            report = prove_report(report, provers[0], time.monotonic() + proof_budget, every=every)
+            report = prove_report(report, provers[0], time.monotonic() + wait, every=every)
         finally:
             provers[0].close()
     if junit is not None:

@@ -9,10 +9,20 @@ this machine such as a full disk, or the time budget ran out).
 
 What the installer decides before resolving (PEP 668, its configuration) is asked on every run
 by the installer probe and already shaped the fix; this is the resolution against the index.
+
+Answers are kept (:mod:`tf_gpucheck.installer.proofcache`), keyed by what decides them. A dry run
+not answered from there runs in a worker process of its own that stores its answer when it
+comes, so a doctor that does not wait for it (the default: never past the TensorFlow probe)
+leaves it for the next doctor and for ``gpucheck fix``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,9 +30,26 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from tf_gpucheck.installer.operations import read_command
 from tf_gpucheck.installer.proof import Proof, prove
+from tf_gpucheck.installer.proofcache import ProofCache, ProofKey, age_words
 
-DEFAULT_BUDGET_S = 15.0
-"""How long doctor waits for proofs after everything else is done (``--proof-budget``)."""
+DEFAULT_BUDGET_S = 0.0
+"""How long doctor waits for proofs after everything else is done (``--proof-budget``): by
+default not at all; the answers that came while TensorFlow imported are used, the others are
+stored for the next run when they come."""
+
+PROVE_BUDGET_S = 600.0
+"""``doctor --prove``: wait for every answer (the installer's own limit)."""
+
+_WORKERS: list[subprocess.Popen[str]] = []
+"""Worker processes started by this process: kept (not waited for) so that they may outlive it."""
+
+NOT_YET = "not yet answered: the installer is still resolving it; gpucheck doctor --prove waits"
+
+
+def detached() -> bool:
+    """Dry runs go to worker processes that outlive doctor (off: ``TF_GPUCHECK_PROOF_WORKERS=0``,
+    as the test suite sets it, then they run in threads and are stopped at the end)."""
+    return os.environ.get("TF_GPUCHECK_PROOF_WORKERS", "1") != "0"
 
 
 class Prover:
@@ -38,6 +65,8 @@ class Prover:
         cwd: str | None = None,
         timeout_s: float = 600.0,
         outside: Collection[str] = (),
+        cache: ProofCache | None = None,
+        workers: bool | None = None,
     ) -> None:
         self.python = python
         self.outside = frozenset(outside)
@@ -46,23 +75,106 @@ class Prover:
         self.environ = dict(environ) if environ is not None else None
         self.cwd = cwd
         self.timeout_s = timeout_s
+        self.cache = cache if cache is not None else ProofCache()
+        self.workers = detached() if workers is None else workers
         self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="gpucheck-proof")
         self._futures: dict[str, Future[Proof | None]] = {}
+        self._asked: dict[str, tuple[ProofKey, float]] = {}
+        """Fixes handed to a worker process: their key, and when."""
+
+    def key(self, fix: str) -> ProofKey:
+        return ProofKey.of(
+            fix,
+            self.python,
+            self.versions,
+            self.pip,
+            environ=self.environ,
+            cwd=self.cwd,
+            outside=self.outside,
+        )
 
     def submit(self, fix: str) -> None:
-        if fix not in self._futures:
-            self._futures[fix] = self._pool.submit(self._prove, fix)
+        if fix in self._futures or fix in self._asked:
+            return
+        key = self.key(fix)
+        cached = self.cache.load(key)
+        if cached is not None:
+            proof, age = cached
+            done: Future[Proof | None] = Future()
+            done.set_result(dataclasses.replace(proof, by=f"{proof.by}, {age_words(age)}"))
+            self._futures[fix] = done
+            return
+        if not self.workers or not self._asks_the_index(fix):
+            self._futures[fix] = self._pool.submit(self._prove_and_keep, fix, key)
+            return
+        self._asked[fix] = (key, time.time())
+        if not self.cache.asking(key, self.timeout_s):
+            self._start_worker(fix, key)
 
     def answer(self, fix: str, deadline: float) -> Proof | None:
         """The proof of ``fix`` (``None``: not a package command), waiting until ``deadline``
         (``time.monotonic()``) at the latest."""
         self.submit(fix)
+        if fix in self._asked:
+            key, since = self._asked[fix]
+            while True:
+                found = self.cache.load(key) or self.cache.load_recent(key, since)
+                if found is not None:
+                    return found[0]
+                if time.monotonic() >= deadline:
+                    return Proof("not_proven", reason=NOT_YET)
+                time.sleep(0.05)
         try:
             return self._futures[fix].result(timeout=max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             return Proof(
                 "not_proven", reason="the installer had not answered within the proof budget"
             )
+
+    def _asks_the_index(self, fix: str) -> bool:
+        operations, _note, why = read_command(fix)
+        return (
+            not why
+            and bool(operations)
+            and " -m ensurepip" not in fix
+            and any(op.verb != "uninstall" for op in operations)
+        )
+
+    def _prove_and_keep(self, fix: str, key: ProofKey) -> Proof | None:
+        proof = self._prove(fix)
+        if proof is not None:
+            self.cache.store(key, proof)
+        return proof
+
+    def _start_worker(self, fix: str, key: ProofKey) -> None:
+        request = {
+            "fix": fix,
+            "python": self.python,
+            "versions": self.versions,
+            "pip": self.pip,
+            "environ": self.environ,
+            "cwd": self.cwd,
+            "timeout_s": self.timeout_s,
+            "outside": sorted(self.outside),
+            "cache": str(self.cache.folder.parent),
+            "key": key.digest,
+        }
+        try:
+            process = subprocess.Popen(  # gpucheck's own Python; argv built here, no shell
+                [sys.executable, "-m", "tf_gpucheck.installer.worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                text=True,
+            )
+            _WORKERS.append(process)
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(request))
+            process.stdin.close()
+        except OSError:
+            self._asked.pop(fix, None)
+            self._futures[fix] = self._pool.submit(self._prove_and_keep, fix, key)
 
     def close(self) -> None:
         """Stop: a dry run still running is killed (it changes nothing), so the budget bounds
@@ -74,6 +186,10 @@ class Prover:
             kill_all_children()
             self._pool.shutdown(wait=True)
             allow_children()
+
+    def prove_now(self, fix: str) -> Proof | None:
+        """Ask the installer in this process and keep the answer (the worker's job)."""
+        return self._prove_and_keep(fix, self.key(fix))
 
     def _prove(self, fix: str) -> Proof | None:
         if " -m ensurepip" in fix:

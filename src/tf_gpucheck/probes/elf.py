@@ -20,6 +20,10 @@ class Dynamic:
     needed: tuple[str, ...]
     rpath: tuple[str, ...]
     runpath: tuple[str, ...]
+    dso_handles: tuple[str, ...] = ()
+    """The ``Get<Name>DsoHandle`` functions this file's dynamic symbols name (defines or calls),
+    ``<Name>`` only, each once in the order first seen: TensorFlow's dynamic-library loader
+    (tsl ``dso_loader.cc``) has one such function per library it can open."""
 
 
 def read_dynamic(path: str) -> Dynamic | None:
@@ -98,7 +102,32 @@ def _parse(handle: BinaryIO) -> Dynamic | None:
 
     soname = next((text(v) for t, v in tags if t == _DT_SONAME), None)
     needed = tuple(text(v) for t, v in tags if t == _DT_NEEDED)
-    return Dynamic(soname, needed, paths(_DT_RPATH), paths(_DT_RUNPATH))
+    return Dynamic(soname, needed, paths(_DT_RPATH), paths(_DT_RUNPATH), dso_handles(strings))
+
+
+_HANDLE = b"DsoHandle"
+
+
+def dso_handles(strings: bytes) -> tuple[str, ...]:
+    """``<Name>`` of every ``Get<Name>DsoHandle`` in a string table: the Itanium-mangled symbols
+    of tsl's loader (``_ZN3tsl8internal9DsoLoader18GetCurandDsoHandleEv``, and the
+    ``stream_executor`` namespace before TensorFlow 2.12) carry the name between ``Get`` and
+    ``DsoHandle``; the length prefix before ``Get`` says where the identifier starts."""
+    found: dict[str, None] = {}
+    at = strings.find(_HANDLE)
+    while at != -1:
+        start = at
+        while start > 0 and chr(strings[start - 1]).isalpha():
+            start -= 1
+        word = strings[start:at]
+        # the identifier starts at "Get" right after its mangled length ("18GetCurand...")
+        index = word.find(b"Get")
+        if index != -1 and start + index > 0 and chr(strings[start + index - 1]).isdigit():
+            name = word[index + 3 :].decode("ascii", "replace")
+            if name:
+                found.setdefault(name, None)
+        at = strings.find(_HANDLE, at + len(_HANDLE))
+    return tuple(found)
 
 
 def expand(entries: tuple[str, ...], origin: str) -> list[str]:

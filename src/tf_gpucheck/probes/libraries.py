@@ -28,7 +28,14 @@ from tf_gpucheck._children import script
 from tf_gpucheck._process import describe_exit, run_child
 from tf_gpucheck.probes.elf import expand, read_dynamic
 from tf_gpucheck.probes.interpreter import InterpreterFacts
-from tf_gpucheck.snapshot import LibrariesInfo, LibraryInfo, LibraryLocation, Resolution
+from tf_gpucheck.snapshot import (
+    FileOwner,
+    LibrariesInfo,
+    LibraryInfo,
+    LibraryLocation,
+    LoaderRequest,
+    Resolution,
+)
 
 T = TypeVar("T")
 
@@ -71,7 +78,8 @@ def probe_libraries(
         )
     if ldconfig_output is None:
         ldconfig_output = _ldconfig()
-    found = {name: _locate(name, facts, environ, ldconfig_output) for name in LIBRARIES}
+    listed = _listed_by(facts)
+    found = {name: _locate(name, facts, environ, ldconfig_output, listed) for name in LIBRARIES}
     order = loader_order(facts, environ, system_dirs)
     cache = _ld_cache(ldconfig_output)
     resolved = {name: _resolve_all(name, found[name], order, cache) for name in LIBRARIES}
@@ -106,7 +114,50 @@ def probe_libraries(
         libdevice=_find_libdevice(facts, environ),
         requesters=tuple(order.requesters),
         search=tuple(f"{via}:{folder}" for via, folder in order.folders),
+        loader_requests=_loader_requests(order),
+        owners=_owners({r.path for _s, r in _all(resolved) if r.path}, listed),
     )
+
+
+def _all(resolved: dict[str, list[Resolution]]) -> list[tuple[str, Resolution]]:
+    return [(name, r) for name, items in resolved.items() for r in items]
+
+
+def _loader_requests(order: LoaderOrder) -> tuple[LoaderRequest, ...] | None:
+    """What TensorFlow's binaries can ask the loader for; ``None`` when none was read."""
+    if not order.requesters:
+        return None
+    return tuple(
+        LoaderRequest(handle, tuple(binaries)) for handle, binaries in order.handles.items()
+    )
+
+
+_Listing = dict[str, list[tuple[float, str, str]]]
+
+
+def _listed_by(facts: InterpreterFacts) -> _Listing:
+    """Library file -> (install time, name, version) of each distribution whose RECORD lists it,
+    oldest first: where two list one path, the later install wrote the file that is there."""
+    listed: _Listing = {}
+    for dist in facts.distributions:
+        for lib in dist.libs or ():
+            listed.setdefault(os.path.normpath(lib), []).append(
+                (dist.installed_at or 0.0, dist.name, dist.version)
+            )
+    for entries in listed.values():
+        entries.sort()
+    return listed
+
+
+def _owners(paths: set[str], listed: _Listing) -> tuple[FileOwner, ...]:
+    owners = []
+    for path in sorted(paths):
+        entries = listed.get(os.path.normpath(path)) or listed.get(os.path.realpath(path))
+        if not entries:
+            continue
+        *before, (_at, name, version) = entries
+        owners.append(FileOwner(path, name, version, tuple(f"{n} {v}" for _t, n, v in before)))
+    return tuple(owners)
 
 
 def _pip_files(facts: InterpreterFacts, suffix: str) -> list[str]:
@@ -148,7 +199,11 @@ def _file_version(path: str) -> str | None:
 
 
 def _locate(
-    name: str, facts: InterpreterFacts, environ: Mapping[str, str], ldconfig_output: str
+    name: str,
+    facts: InterpreterFacts,
+    environ: Mapping[str, str],
+    ldconfig_output: str,
+    listed: _Listing | None = None,
 ) -> list[LibraryLocation]:
     locations: list[LibraryLocation] = []
     seen: set[str] = set()
@@ -163,7 +218,9 @@ def _locate(
     for dist in facts.distributions:
         for lib in dist.libs or ():
             if _matches(name, os.path.basename(lib)):
-                add(lib, "pip", dist.name)
+                # the file is the last installer's where several distributions list it
+                entries = (listed or {}).get(os.path.normpath(lib))
+                add(lib, "pip", entries[-1][1] if entries else dist.name)
     for directory in _split_path(environ.get("LD_LIBRARY_PATH", "")):
         for path in _scan(directory, name):
             add(path, "ld_library_path")
@@ -294,6 +351,8 @@ class LoaderOrder:
     folders come after these."""
     system: list[str] = field(default_factory=list)
     requesters: list[str] = field(default_factory=list)
+    handles: dict[str, list[str]] = field(default_factory=dict)
+    """``Get<Name>DsoHandle`` name -> the requesters whose dynamic symbols name it."""
 
 
 _REQUESTERS = (
@@ -318,6 +377,8 @@ def loader_order(
         if dynamic is None:
             continue
         order.requesters.append(path)
+        for handle in dynamic.dso_handles:
+            order.handles.setdefault(handle, []).append(path)
         origin = os.path.dirname(path)
         if dynamic.runpath:
             runpath += [d for d in expand(dynamic.runpath, origin) if d not in runpath]

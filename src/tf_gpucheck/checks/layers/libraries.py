@@ -16,15 +16,29 @@ from tf_gpucheck.snapshot import LibraryInfo, Resolution, Snapshot
 
 # --- CUDA libraries ------------------------------------------------------------------------
 
-REQUIRED_LIBRARIES = (
-    "libcudart",
-    "libcublas",
-    "libcublasLt",
-    "libcufft",
-    "libcusparse",
-    "libcusolver",
-    "libcurand",
-)
+
+def asked_libraries(snapshot: Snapshot, matrix: Matrix) -> tuple[list[str] | None, str]:
+    """The libraries TensorFlow gives up the GPU without, from what its own loader can ask for
+    (the ``Get<Name>DsoHandle`` functions its binaries name), and where that was read. ``None``:
+    unknown (the binaries were not read and no reading of that release's wheel is recorded)."""
+    requests = snapshot.libraries.loader_requests
+    handles: set[str] = set()
+    if requests:
+        handles = {r.handle for r in requests}
+        where = "read from TensorFlow's own binaries"
+    else:
+        row = facts.release(snapshot, matrix)
+        version = facts.tf_version(snapshot)
+        if row is None or not row.loader:
+            what = f"TensorFlow {version}" if version else "this TensorFlow"
+            return None, (
+                f"which CUDA libraries {what} asks for is unknown: its binaries were not read"
+                + (" and no reading of that release's wheel is recorded" if version else "")
+            )
+        handles = set(row.loader)
+        where = f"read from the released {row.version} wheel's binaries"
+    names = [h.library for h in matrix.loader if h.gpu_init and h.handle in handles]
+    return names, where
 
 
 def _describe(lib: LibraryInfo) -> str:
@@ -208,11 +222,19 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
             if where and where.source == "ld_library_path"
             else f"reinstall or remove {bad.loaded_path}",
         )
+    asked, read_from = asked_libraries(snapshot, matrix)
+    # unknown: the CUDA runtime alone is judged (every CUDA build's loader opens it: each
+    # wheel read has GetCudaRuntimeDsoHandle, tests/data/tf_wheels), the rest is said unknown
+    required = ["libcudart"] if asked is None else [n for n in asked if n != "libcudnn"]
     runtime = _runtime_key(facts.build_cuda(snapshot, matrix))
     problems = []
-    lines = []
+    lines = [
+        f"TensorFlow's loader asks for {', '.join(required)} ({read_from})"
+        if asked is not None
+        else read_from
+    ]
     observed: list[Observation] = []
-    for name in REQUIRED_LIBRARIES:
+    for name in required:
         lib = by_name.get(name)
         if lib is None:
             continue
@@ -243,15 +265,20 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
             observed=tuple(observed),
         )
     sources = sorted(
-        {
-            by_name[n].locations[0].source
-            for n in REQUIRED_LIBRARIES
-            if n in by_name and by_name[n].locations
-        }
+        {by_name[n].locations[0].source for n in required if n in by_name and by_name[n].locations}
     )
+    if asked is None:
+        return ok(
+            "cuda_libraries",
+            f"the CUDA runtime is found and loads ({', '.join(sources) or 'as stated'}); "
+            f"{read_from}",
+            details,
+            tuple(observed),
+        )
     return ok(
         "cuda_libraries",
-        f"all {len(REQUIRED_LIBRARIES)} CUDA libraries found and load ({', '.join(sources)})",
+        f"all {len(required)} CUDA libraries TensorFlow asks for found and load "
+        f"({', '.join(sources)})",
         details,
         tuple(observed),
     )

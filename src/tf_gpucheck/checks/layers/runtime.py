@@ -3,6 +3,8 @@ from other frameworks, multi-worker configuration, and TensorFlow's own log."""
 
 from __future__ import annotations
 
+import os
+
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.layers.install import not_recorded
@@ -13,7 +15,7 @@ from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.frameworks import cpu_only
 from tf_gpucheck.reading import logscan
-from tf_gpucheck.snapshot import Snapshot
+from tf_gpucheck.snapshot import FileOwner, Snapshot
 
 
 @check("xla", "XLA can compile for the GPU (ptxas, libdevice)", gpu=True)
@@ -75,6 +77,101 @@ def cuda_wheels(snapshot: Snapshot, matrix: Matrix) -> Finding:
         + " was built against these versions; pip does not enforce an extra's pins once "
         "another install changed a wheel.\n" + "\n".join(unmet),
         commands.with_target_pip("pip install " + " ".join(f'"{w}"' for w in wanted), snapshot),
+    )
+
+
+@check("cuda_files", "TensorFlow's CUDA library files are its own wheels' files", gpu=True)
+def cuda_files(snapshot: Snapshot, matrix: Matrix) -> Finding:
+    if not snapshot.packages.and_cuda_requirements:
+        return skip("cuda_files", "this TensorFlow has no and-cuda extra")
+    if not snapshot.libraries.probed:
+        return skip("cuda_files", f"not searched: {snapshot.libraries.reason}")
+    if not snapshot.libraries.owners:
+        return skip(
+            "cuda_files",
+            "no library file the loader gives TensorFlow is listed by an installed RECORD",
+        )
+    overwritten = overwritten_files(snapshot)
+    if overwritten:
+        return _overwritten(snapshot, overwritten)
+    owners = sorted({o.owner for o in snapshot.libraries.owners})
+    return ok(
+        "cuda_files",
+        f"each of the {len(snapshot.libraries.owners)} library files the loader gives TensorFlow "
+        f"is its installer's own ({', '.join(owners)})",
+        "\n".join(
+            f"{o.path}: {o.owner} {o.owner_version or ''}" for o in snapshot.libraries.owners
+        ),
+    )
+
+
+def overwritten_files(snapshot: Snapshot) -> list[FileOwner]:
+    """Library files the loader gives TensorFlow that a wheel of TensorFlow's ``and-cuda`` extra
+    installed and another distribution installed again over it (both RECORDs list the path, the
+    other one's install came later): the file there now is the other one's."""
+    declared = {_pin_name(line) for line in snapshot.packages.and_cuda_requirements}
+    out = []
+    for owner in snapshot.libraries.owners:
+        before = {entry.split(" ", 1)[0] for entry in owner.also_listed_by}
+        if owner.owner not in declared and before & declared:
+            out.append(owner)
+    return out
+
+
+def _pin_name(line: str) -> str:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    try:
+        return str(canonicalize_name(Requirement(line).name))
+    except InvalidRequirement:
+        return line
+
+
+def _overwritten(snapshot: Snapshot, overwritten: list[FileOwner]) -> Finding:
+    declared = {_pin_name(line) for line in snapshot.packages.and_cuda_requirements}
+    installed = {d.name: d.version for d in snapshot.packages.nvidia}
+    ours = sorted(
+        {
+            entry.split(" ", 1)[0]
+            for owner in overwritten
+            for entry in owner.also_listed_by
+            if entry.split(" ", 1)[0] in declared
+        }
+    )
+    first = overwritten[0]
+    frameworks = [
+        f"{d.name} {d.version}"
+        for d in snapshot.packages.other_frameworks or ()
+        if d.name == "torch"
+    ]
+    lines = [
+        f"{o.path}: now {o.owner} {o.owner_version or ''}'s, installed after "
+        f"{', '.join(o.also_listed_by)} (both list this file)".replace("  ", " ")
+        for o in overwritten
+    ]
+    if frameworks:
+        lines.append(
+            f"{frameworks[0]} is installed: its CUDA wheels install into the same nvidia/*/lib "
+            "folders as TensorFlow's"
+        )
+    lines.append(
+        "Reinstalling TensorFlow's wheels puts its files back and overwrites the other "
+        "distribution's in turn: to use both frameworks, give each its own environment "
+        "(python -m venv), or install releases of both that declare the same CUDA wheels."
+    )
+    fix = "pip install --force-reinstall --no-deps " + " ".join(
+        f'"{name}=={installed[name]}"' for name in ours if name in installed
+    )
+    return warn(
+        "cuda_files",
+        "cuda_files_overwritten",
+        f"{len(overwritten)} of TensorFlow's CUDA library files "
+        f"{'were' if len(overwritten) != 1 else 'was'} overwritten by another distribution: "
+        f"{os.path.basename(first.path)} is now {first.owner} {first.owner_version or ''}'s "
+        f"(installed after {', '.join(first.also_listed_by)})".replace("  ", " "),
+        "\n".join(lines),
+        commands.with_target_pip(fix, snapshot) if ours else None,
     )
 
 
