@@ -19,6 +19,7 @@ from tf_gpucheck.matrix import load_matrix
 REAL = DATA / "logs" / "real"
 EXPLAIN_KEYS = {
     "schema_version",
+    "note",
     "verdict",
     "exit_code",
     "first_fix",
@@ -56,7 +57,7 @@ def test_numpy_2_failure_is_explained(run_cli: Any) -> None:
     assert data["first_fix"]["fix"].startswith('pip install "numpy<2"')
     assert data["stated"]["python_version"] == "3.10"
     for line in data["lines"]:
-        assert set(line) == {"text", "kind", "cause", "explanation", "rule"}
+        assert set(line) == {"text", "kind", "cause", "explanation", "rule", "count", "last"}
     assert any(line["cause"] == "numpy_incompatible" for line in data["lines"])
 
 

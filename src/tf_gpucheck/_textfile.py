@@ -5,7 +5,9 @@ from __future__ import annotations
 import codecs
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from tf_gpucheck.errors import GpucheckError
 
@@ -38,6 +40,90 @@ def read_text(path: str, what: str = "log file", example: str | None = None) -> 
             hint="give the text log (stderr of the job, or text copied from the report)",
         )
     return text
+
+
+class TextLines:
+    """A file's (or standard input's) lines, read as they come: a log of millions of lines is
+    never held whole, and a line longer than ``max_line`` keeps its head only (the rest is read
+    past, not kept). Opening raises what :func:`read_text` raises; ``bytes_read``, ``lines`` and
+    ``cut`` count what was read once iterated."""
+
+    def __init__(self, path: str, *, max_line: int = 20_000, what: str = "log file") -> None:
+        self.path = path
+        self.max_line = max_line
+        self.bytes_read = 0
+        self.lines = 0
+        self.cut = 0
+        try:
+            self._handle: BinaryIO = (
+                sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+            )
+        except FileNotFoundError:
+            raise GpucheckError(
+                f"{path!r} does not exist",
+                reference="input-missing",
+                hint="gpucheck explain train.log  # or pipe it: ... 2>&1 | gpucheck explain -",
+            ) from None
+        except IsADirectoryError:
+            raise GpucheckError(
+                f"{path!r} is a folder, not a {what}", reference="input-unreadable"
+            ) from None
+        except OSError as exc:
+            raise GpucheckError(
+                f"cannot read {path!r}: {exc.strerror}", reference="input-unreadable"
+            ) from None
+        head = self._handle.read(65536)
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            self._encoding = "utf-16"
+        elif b"\x00" in head:
+            self.close()
+            raise GpucheckError(
+                f"{'standard input' if path == '-' else repr(path)} is binary, not text",
+                reference="input-binary",
+                hint="give the text log (stderr of the job, or text copied from the report)",
+            )
+        else:
+            self._encoding = "utf-8-sig"
+        self._head = head
+
+    def close(self) -> None:
+        if self._handle is not sys.stdin.buffer:
+            self._handle.close()
+
+    def __iter__(self) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder(self._encoding)("replace")
+        carry = ""
+        dropping = False  # inside a line past max_line: read past until its end
+        chunk = self._head
+        try:
+            while True:
+                self.bytes_read += len(chunk)
+                final = not chunk
+                text = carry + decoder.decode(chunk, final=final)
+                parts = text.splitlines(keepends=True)
+                carry = (
+                    "" if final or not parts or parts[-1].endswith(("\n", "\r")) else parts.pop()
+                )
+                for part in parts:
+                    line = part.rstrip("\r\n")
+                    if dropping:
+                        dropping = False
+                        continue
+                    self.lines += 1
+                    yield line[: self.max_line]
+                    if len(line) > self.max_line:
+                        self.cut += 1
+                if len(carry) > self.max_line:
+                    if not dropping:
+                        self.lines += 1
+                        self.cut += 1
+                        yield carry[: self.max_line]
+                    dropping, carry = True, ""
+                if final:
+                    break
+                chunk = self._handle.read(1 << 20)
+        finally:
+            self.close()
 
 
 def decode(data: bytes) -> str | None:

@@ -131,6 +131,9 @@ class PolicyAnswer:
     line: str | None = None
     """Its own line for a refusal (``error: externally-managed-environment``), or why it was
     not asked."""
+    crashed: bool = False
+    """The installer crashed (a Python traceback) instead of answering: it is broken, which is
+    not a refusal (``accepts`` is ``None``; ``line`` is the traceback's last line; schema 5)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,9 @@ class InstallerInfo:
     """The installer's own check (``pip check``): every unmet requirement; ``()``: none;
     ``None``: not run."""
     check_by: str | None = None
+    check_error: str | None = None
+    """Why there is no check (``check`` ``None``): the installer's check crashed, ran past its
+    time, or the requirements were not read (schema 5)."""
     error: str | None = None
     """Why it was not asked."""
     no_index: str | None = None
@@ -217,6 +223,10 @@ class InstallerInfo:
     for each option, the value its config files give it (a later file over an earlier one,
     ``[install]`` over ``[global]``) and, apart, the ``PIP_*`` variable that overrides it;
     ``None``: not asked (uv, a pip without ``config debug``)."""
+
+    def crash(self) -> str | None:
+        """The installer's last traceback line where it crashed instead of answering."""
+        return next((a.line or "it crashed" for a in self.policy if a.crashed), None)
 
     def user_setting(self) -> InstallerSetting | None:
         """pip's ``user`` option where it is on for ``install`` (``PIP_USER=1``, ``user = true``

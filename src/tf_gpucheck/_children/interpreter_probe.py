@@ -23,16 +23,6 @@ except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
 _LIB_FILE = re.compile(
     r"(^|/)lib[^/]*\.so(\.[0-9.]+)?$|\.dll$|/bin/ptxas(\.exe)?$|libdevice\.10\.bc$"
 )
-# distributions whose requirements gpucheck reads (TensorFlow's own, its and-cuda extra, Keras's)
-_REQUIRES_OF = (
-    "tensorflow",
-    "tf-nightly",
-    "intel-tensorflow",
-    "nvidia-tensorflow",
-    "keras",
-    "tf-keras",
-    "tensorboard",
-)
 # modules whose import gpucheck follows from the user's folder (found, never executed)
 _MODULES = ("tensorflow", "keras", "numpy")
 # variables that change what `import tensorflow` / `import keras` do
@@ -161,10 +151,11 @@ def _distribution(site, entry, where):
         "requested": os.path.exists(os.path.join(folder, "REQUESTED")) if is_dir else None,
         "installed_at": _mtime(folder),
     }  # type: Dict[str, Any]
-    if normalised.startswith(_REQUIRES_OF):
-        if entry.endswith(".egg-info") and is_dir:
-            requires = _egg_requires(_read(os.path.join(folder, "requires.txt")))
-        dist["requires"] = requires
+    # every distribution's requirements: doctor checks them by pip check's rules (a pip check
+    # run costs seconds of pip's start-up; these files are already read)
+    if entry.endswith(".egg-info") and is_dir:
+        requires = _egg_requires(_read(os.path.join(folder, "requires.txt")))
+    dist["requires"] = requires
     if normalised.startswith("nvidia-") and is_dir:
         libs = [p for p in _files(folder, site) if _LIB_FILE.search(p.replace("\\", "/"))]
         dist["libs"] = sorted(libs)

@@ -41,7 +41,7 @@ def check_ids() -> list[str]:
     return [c.id for c in REGISTRY]
 
 
-LAYERS = ("platform", "install", "driver", "libraries", "gpus", "runtime")
+LAYERS = ("platform", "installer", "install", "driver", "libraries", "gpus", "runtime")
 """The modules of :mod:`tf_gpucheck.checks.layers`, bottom up: their checks run in this order, and
 within a module in the order they are written."""
 

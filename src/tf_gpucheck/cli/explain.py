@@ -46,8 +46,8 @@ def explain(
     """Explain a log or pasted report (FILE, or - for standard input, the default): every recognised line, the ranked causes, the fix, similar solved reports. Exit 0: nothing actionable; 1: a cause found; 2: unreadable input."""
     if cause is not None or list_causes:
         return _causes(cause, json_output or output_format == "json")
-    from tf_gpucheck._textfile import read_text
-    from tf_gpucheck.explain import explain as explain_text
+    from tf_gpucheck._textfile import TextLines
+    from tf_gpucheck.explain import explain_lines
     from tf_gpucheck.matrix import load_matrix
     from tf_gpucheck.render import explain as render
 
@@ -58,8 +58,7 @@ def explain(
             reference="input-missing",
             hint="gpucheck explain train.log  # or: python train.py 2>&1 | gpucheck explain -",
         )
-    text = read_text(source)
-    result = explain_text(text, load_matrix(matrix_file), title=title)
+    result = explain_lines(TextLines(source), load_matrix(matrix_file), title=title)
     if fmt == "json":
         sys.stdout.write(render.explanation_to_json(result))
     elif fmt == "markdown":

@@ -324,17 +324,19 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
         # uv is not on the user's PATH: give the environment its own pip first
         bootstrapped = _PIP.sub(lambda m: f"{python} -m pip {m.group(1)}", command)
         return f"{python} -m ensurepip && {bootstrapped}" if bootstrapped != command else command
+    crashed = installer is not None and installer.crash() is not None
     if (
         installer is not None
-        and installer.tool is None
-        and target.installer is None
+        and (installer.tool is None or crashed)
+        and (target.installer is None or crashed)
         and not target.error
         and target.python_executable
     ):
-        # no pip in the environment (python -m venv --without-pip, a stripped image): its own
-        # ensurepip before the first pip of the line, an uninstall too (a part written for the
-        # target before, with its own ensurepip, is joined to the rest: one, at the front)
-        ensure = f"{python} -m ensurepip && "
+        # no pip in the environment (python -m venv --without-pip, a stripped image), or a pip
+        # that crashes on this Python: its own ensurepip (--upgrade: over the broken one) before
+        # the first pip of the line, an uninstall too (a part written for the target before,
+        # with its own ensurepip, is joined to the rest: one, at the front)
+        ensure = f"{python} -m ensurepip {'--upgrade ' if crashed else ''}&& "
         bootstrapped = _PIP.sub(
             lambda m: f"{python} -m pip {m.group(1)}", command.replace(ensure, "")
         )

@@ -195,7 +195,7 @@ class Prover:
         if " -m ensurepip" in fix:
             return Proof(
                 "not_proven",
-                reason="pip is not in this environment until ensurepip adds it: nothing to ask",
+                reason="no working pip is in this environment until ensurepip puts one there: nothing to ask",
             )
         operations, _note, why = read_command(fix)
         if why or not operations:

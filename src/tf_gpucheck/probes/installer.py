@@ -92,7 +92,10 @@ def probe_installer(
             pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
             for options in asks
         ]
-        checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
+        if facts.markers is not None:  # the check computed from what the probe read
+            checked = pool.submit(metadata_check, facts)
+        else:  # the target did not say its markers: ask its installer
+            checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
         located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
         index = (
             pool.submit(no_index_setting, python, environ, cwd, timeout_s)
@@ -115,7 +118,7 @@ def probe_installer(
             # a refusal pip's own options can lift without changing anyone's settings for good:
             # a `user` setting a venv refuses ("Can not perform a '--user' install")
             policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
-        check, check_by = checked.result()
+        check, check_by, check_error = checked.result()
         path_pip_location = located.result() if located else None
     return InstallerInfo(
         tool=tool,
@@ -125,6 +128,7 @@ def probe_installer(
         policy=policy,
         check=check,
         check_by=check_by,
+        check_error=check_error,
         no_index=no_index,
         find_links=find_links,
         find_links_projects=wheelhouse_projects(find_links, cwd) if find_links else None,
@@ -374,6 +378,11 @@ def _policy(
         return PolicyAnswer(options, None, f"not asked: no answer in {timeout_s:.0f} s")
     if any(marker in text for marker in _NOT_FOUND):
         return PolicyAnswer(options, True, None)
+    if "Traceback (most recent call last):" in text:
+        # it crashed (an old pip on a newer Python: "AttributeError: module 'collections' has no
+        # attribute 'Mapping'"): broken, not refusing
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return PolicyAnswer(options, None, (lines or ["it crashed"])[-1][:300], crashed=True)
     return PolicyAnswer(options, False, refusal_line(text))
 
 
@@ -387,6 +396,76 @@ def refusal_line(text: str) -> str:
     return (lines[-1] if lines else "the installer refused without a message")[:300]
 
 
+CHECK_BY = "pip check's rules over the installed metadata"
+
+
+def metadata_check(
+    facts: InterpreterFacts,
+) -> tuple[tuple[UnmetRequirement, ...] | None, str | None, str | None]:
+    """``pip check`` without starting pip: every distribution the target's ``sys.path`` shows
+    (the first of a name, as pip's ``_DistributionFinder``), each requirement it declares with
+    its marker evaluated for the target and no extra (pip's ``iter_dependencies``), missing or
+    not met by the installed version (``check_package_set``: prereleases allowed), each worded
+    as pip words it (``commands/check.py``). Not covered: pip's "is not supported on this
+    platform" for a wheel built for another machine."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    markers = facts.markers or {}
+    known = {d.name: d for d in facts.distributions}
+    versions = {d.name: d.version for d in facts.distributions}
+    unreadable = [d.name for d in facts.distributions if d.requires is None]
+    if unreadable and len(unreadable) == len(facts.distributions):
+        return None, None, "the distributions' requirements were not read"
+    unmet: list[UnmetRequirement] = []
+    for dist in sorted(facts.distributions, key=lambda d: d.name):
+        missing: list[tuple[str, str]] = []
+        conflicting: list[tuple[str, str, str]] = []
+        for line in dist.requires or ():
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if requirement.marker is not None:
+                try:
+                    if not requirement.marker.evaluate({**markers, "extra": ""}):
+                        continue
+                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                    continue
+            name = str(canonicalize_name(requirement.name))
+            if name not in versions:
+                missing.append((name, str(requirement)))
+                continue
+            try:
+                met = requirement.specifier.contains(Version(versions[name]), prereleases=True)
+            except InvalidVersion:
+                met = requirement.specifier.contains(versions[name], prereleases=True)
+            if not met:
+                conflicting.append((name, versions[name], str(requirement)))
+        for name, _text in sorted(set(missing), key=str):
+            unmet.append(
+                _unmet(
+                    f"{dist.name} {dist.version} requires {name}, which is not installed.", known
+                )
+            )
+        for name, have, text in sorted(set(conflicting), key=str):
+            unmet.append(
+                _unmet(
+                    f"{dist.name} {dist.version} has requirement {text}, but you have {name} {have}.",
+                    known,
+                )
+            )
+    return tuple(unmet), CHECK_BY, None
+
+
+def _unmet(line: str, known: Mapping[str, RawDistribution]) -> UnmetRequirement:
+    found = read_check_line(line, known)
+    assert found is not None, line  # worded by the patterns read_check_line reads
+    return found
+
+
 def _check(
     tool: str,
     python: str,
@@ -395,8 +474,9 @@ def _check(
     environ: Mapping[str, str],
     cwd: str | None,
     timeout_s: float,
-) -> tuple[tuple[UnmetRequirement, ...] | None, str | None]:
-    """The installer's own check: each unmet requirement, as it states it."""
+) -> tuple[tuple[UnmetRequirement, ...] | None, str | None, str | None]:
+    """The installer's own check: each unmet requirement, as it states it; or, where it did not
+    answer, why (its check crashed, ran past its time)."""
     if tool == "uv":
         argv = [uv or "uv", "pip", "check", "--python", python]
         by = "uv pip check"
@@ -407,16 +487,21 @@ def _check(
         result = run_child(
             argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
         )
-    except OSError:
-        return None, None
-    if result.timed_out or result.returncode not in (0, 1):
-        return None, None
+    except OSError as exc:
+        return None, None, f"{by} could not start: {exc}"
+    if result.timed_out:
+        return None, None, f"{by} did not answer in {timeout_s:.0f} s"
     known = {d.name: d for d in facts.distributions}
     lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines()]
     unmet = tuple(
         item for item in (read_check_line(line, known) for line in lines) if item is not None
     )
-    return unmet, by
+    if result.returncode == 0 or (result.returncode == 1 and unmet):
+        return unmet, by, None
+    # an exit without one line of the check's own: the installer crashed (a traceback ends in
+    # exit code 1 too), it did not check
+    last = next((line for line in reversed(lines) if line), "no output")
+    return None, None, f"{by} crashed on this Python: {last[:200]}"
 
 
 _PIP_CONFLICT = re.compile(

@@ -27,7 +27,7 @@ class RawDistribution:
     """Normalised (PEP 503) name."""
     version: str
     requires: tuple[str, ...] | None
-    """Requires-Dist lines, for TensorFlow distributions only."""
+    """Requires-Dist lines (requires.txt of an egg-info), verbatim; ``None``: not read."""
     libs: tuple[str, ...] | None
     """Shared libraries the distribution installed, for nvidia-* wheels only."""
     location: str | None = None

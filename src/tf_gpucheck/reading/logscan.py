@@ -175,6 +175,11 @@ def _joined(first: str, second: str) -> str | None:
     return None
 
 
+def split_line(line: str) -> tuple[str | None, str | None, str]:
+    """(severity, location, message) of one line: its logging prefix split off."""
+    return _split(line)
+
+
 def find_rule(message: str) -> Rule | None:
     """The first rule whose pattern matches this message (a line without its prefix)."""
     hit = _match(message)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Iterator
 
 _TRANSLATE = str.maketrans(
     {
@@ -140,11 +141,23 @@ def _clean(line: str) -> str:
 
 def normalise(text: str) -> list[str]:
     """Pasted text as clean lines for :func:`tf_gpucheck.reading.logscan.classify`."""
-    out: list[str] = []
-    last_segment = 0  # displayed length of the last physical line in out[-1]; 0: none
+    return list(normalise_lines(text.splitlines()))
+
+
+MAX_LINE = 20_000
+"""Characters kept of one line (a 200 MB single line is a binary dump or a minified blob: its
+head says what it is, the rest is dropped as it is read)."""
+
+
+def normalise_lines(raws: Iterable[str]) -> Iterator[str]:
+    """:func:`normalise` of lines as they come (a job log of millions of lines is never held
+    whole): each clean line is given once the next one shows it is not continued."""
+    pending: str | None = None
+    last_segment = 0  # displayed length of the last physical line in pending; 0: none
     trailing_space = False  # that line ended in white space (lost by rstrip)
     seen: dict[str, str] = {}  # a job log repeats its lines: each is cleaned once
-    for raw in text.splitlines():
+    for whole in raws:
+        raw = whole[:MAX_LINE] if len(whole) > MAX_LINE else whole
         cleaned = seen.get(raw)
         if cleaned is None:
             cleaned = _clean(raw)
@@ -157,16 +170,19 @@ def normalise(text: str) -> list[str]:
         if not line.strip() or _FENCE.match(line):
             last_segment = 0
             continue
-        if out and last_segment and _continues(out[-1], line, last_segment):
+        if pending is not None and last_segment and _continues(pending, line, last_segment):
             if last_segment in _TERMINAL_WIDTHS:
-                out[-1] += (" " if trailing_space else "") + line
+                pending += (" " if trailing_space else "") + line
             else:
-                out[-1] += " " + line.lstrip()
+                pending += " " + line.lstrip()
         else:
-            out.append(line)
+            if pending is not None:
+                yield pending
+            pending = line
         last_segment = len(cleaned)
         trailing_space = len(cleaned) != len(line)
-    return out
+    if pending is not None:
+        yield pending
 
 
 def _continues(previous: str, line: str, previous_segment: int) -> bool:

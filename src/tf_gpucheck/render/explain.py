@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -63,9 +64,31 @@ def stated_words(stated: StatedFacts) -> str:
 
 
 def _counts(lines: tuple[ExplainedLine, ...], read: int) -> str:
-    kinds = Counter(line.kind for line in lines)
+    kinds: Counter[str] = Counter()
+    for line in lines:
+        kinds[line.kind] += line.count
     shown = ", ".join(f"{count} {kind}" for kind, count in kinds.most_common())
-    return f"{read} lines read, {len(lines)} recognised" + (f": {shown}" if shown else "")
+    recognised = sum(line.count for line in lines)
+    return f"{read} line{'s' if read != 1 else ''} read, {recognised} recognised" + (
+        f": {shown}" if shown else ""
+    )
+
+
+def _when(line: str | None) -> str:
+    """The time of a repeated line's last occurrence (its logging prefix), else the line."""
+    if not line:
+        return "the same line"
+    match = _TIME.search(line)
+    return match.group(0) if match else line[:80]
+
+
+_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?|\b\d{2}:\d{2}:\d{2}(?:\.\d+)?"
+)
+
+
+PER_RULE = 5
+"""Messages shown per rule in the text output."""
 
 
 def render_explanation(result: Explanation, *, verbose: bool = False) -> RenderableType:
@@ -75,30 +98,46 @@ def render_explanation(result: Explanation, *, verbose: bool = False) -> Rendera
         return Text("nothing to explain: the text is empty", style="muted")
     parts.append(render_verdict(report, quiet="nothing actionable in the text"))
     parts.append(Text(_counts(result.lines, result.read), style="muted"))
+    if result.note:
+        parts.append(Text(result.note, style="muted"))
     said = stated_words(result.stated)
     if said:
         parts.append(Text(f"the text states: {said}", style="muted"))
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")
-    # each distinct line once, with how often it came (a job log repeats itself)
-    counts: Counter[tuple[str, str]] = Counter((line.rule, line.text) for line in result.lines)
-    shown: set[tuple[str, str]] = set()
+    # each message once, with how often it came (a job log repeats itself); of one rule's
+    # messages the first few, then how many more (all of them are in the JSON)
+    shown = 0
     quiet: Counter[tuple[str, str]] = Counter()
+    per_rule: Counter[str] = Counter()
+    more: Counter[str] = Counter()
+    kinds: dict[str, ExplainedLine] = {}
     for line in result.lines:
-        key = (line.rule, line.text)
         if line.kind == "actionable" or verbose:
-            if key in shown:
+            per_rule[line.rule] += 1
+            if per_rule[line.rule] > PER_RULE:
+                more[line.rule] += line.count
+                kinds.setdefault(line.rule, line)
                 continue
-            shown.add(key)
-            times = f"  (x{counts[key]})" if counts[key] > 1 else ""
+            shown += 1
+            times = f"  (x{line.count}, the last: {_when(line.last)})" if line.count > 1 else ""
             table.add_row(
                 Text(f"[{line.kind}]", style=_STYLE.get(line.kind, "")), text(line.text + times)
             )
             cause = f" ({line.cause})" if line.cause else ""
             table.add_row("", Text(f"-> {line.explanation}{cause}", style="muted"))
         else:
-            quiet[(line.kind, line.explanation)] += 1
+            quiet[(line.kind, line.explanation)] += line.count
+    for rule, count in more.items():
+        like = kinds[rule]
+        table.add_row(
+            Text(f"[{like.kind}]", style=_STYLE.get(like.kind, "")),
+            Text(
+                f"... and {count:,} more line(s) of this kind (gpucheck explain --json lists them)",
+                style="muted",
+            ),
+        )
     if shown:
         parts += [Text(""), table]
     if quiet:
@@ -142,6 +181,7 @@ def explanation_to_data(result: Explanation) -> dict[str, Any]:
         },
         "similar": [match.to_dict() for match in result.similar],
         "lines_read": result.read,
+        "note": result.note,
         "lines": [line.to_dict() for line in result.lines],
     }
 

@@ -582,7 +582,14 @@ def tf_requirements(snapshot: Snapshot, matrix: Matrix) -> Finding:
     requirements = snapshot.packages.requirements
     if requirements is None:
         return skip("tf_requirements", not_recorded(snapshot))
-    return _from_metadata(snapshot, matrix, requirements)
+    finding = _from_metadata(snapshot, matrix, requirements)
+    why = installer.check_error if installer is not None else None
+    if why:  # not run is not passed: the installer's check did not answer, and says why
+        finding = dataclasses.replace(
+            finding,
+            summary=f"{finding.summary} (TensorFlow's and Keras's own; not checked: {why})",
+        )
+    return finding
 
 
 def _from_installer_check(
