@@ -158,3 +158,10 @@ def run_cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
 
 def pytest_report_header() -> str:
     return f"gpucheck scenarios: {len(SCENARIO_NAMES)} snapshots in {os.path.relpath(SNAPSHOTS)}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that starts TensorFlow is slow by definition (``-m "not slow"`` leaves it out)."""
+    for item in items:
+        if item.get_closest_marker("tensorflow") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

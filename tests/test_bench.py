@@ -152,6 +152,7 @@ def test_report_renders_speedup_noise_and_unavailable_gpu() -> None:
 
 
 @pytest.mark.tensorflow
+@pytest.mark.slow
 def test_a_tiny_real_run_on_this_cpu() -> None:
     tiny = BenchPlan(
         workloads=("mlp",), devices=("cpu",), batch_size=32, steps=4, repeats=2, warmup_steps=2
@@ -224,6 +225,7 @@ def test_strategy_options() -> None:
 
 
 @pytest.mark.tensorflow
+@pytest.mark.slow
 def test_mirrored_across_logical_cpus_for_real() -> None:
     tiny = BenchPlan(
         workloads=("mlp",),

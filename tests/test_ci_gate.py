@@ -196,6 +196,7 @@ def test_anywhere():
         (True, ["--require-gpu"], {"passed": 2}),
     ],
 )
+@pytest.mark.slow
 def test_pytest_plugin(
     pytester: pytest.Pytester, usable: bool, flags: list[str], outcome: dict[str, int]
 ) -> None:

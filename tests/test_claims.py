@@ -131,6 +131,7 @@ def pth_envs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path
     return w, b, Path(site_a)
 
 
+@pytest.mark.slow
 def test_oracle_import_through_a_pth_file_is_not_the_target_s(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
@@ -167,6 +168,7 @@ def test_oracle_import_through_a_pth_file_is_not_the_target_s(
     assert right.verdict == "true", right.truth
 
 
+@pytest.mark.slow
 def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """Each file said to hide a package must be a module file of no distribution's, in a folder
     on the user's path ahead of the environment's own."""
@@ -201,6 +203,7 @@ def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_p
     assert "no such module file" in gone.truth
 
 
+@pytest.mark.slow
 def test_oracle_distributions_and_pip_check(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
@@ -357,6 +360,7 @@ def test_recipes_are_reproducible_plain_data() -> None:
     assert {r["layout"] for r in first} >= {"venv", "uv"}
 
 
+@pytest.mark.slow
 def test_doctor_statements_hold_for_an_env_reaching_into_another(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
@@ -477,6 +481,7 @@ def test_the_users_own_choice_back_in_view_is_no_loss(tmp_path: Path) -> None:
     assert claims._went_down(built, str(python), plain, tmp_path, before) == []
 
 
+@pytest.mark.slow
 def test_the_wheelhouse_stands_in_for_the_index_only_where_the_users_pip_uses_one(
     tmp_path: Path,
 ) -> None:
@@ -554,6 +559,7 @@ def test_a_harness_failure_in_one_environment_does_not_end_the_run(
     )
 
 
+@pytest.mark.slow
 def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_there(
     tmp_path: Path,
 ) -> None:
@@ -599,6 +605,7 @@ def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_ther
     assert result.why.startswith("makes no environment: exits 1")
 
 
+@pytest.mark.slow
 def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: Path) -> None:
     """A fix's comment "what TensorFlow 2.15.1 declares" or "jax 0.6.2 requires ..." is a
     statement: the oracle reads that distribution's own metadata in the target. 2.15.0's
@@ -631,6 +638,7 @@ def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: 
     ]
 
 
+@pytest.mark.slow
 def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) -> None:
     """The fix's own cause goes away, but what it installed breaks a requirement TensorFlow
     declares (NumPy 2 under a TensorFlow that declares numpy<2): doctor's metadata and installer
@@ -662,6 +670,7 @@ def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) ->
     assert judged("1.26.4").status == "works"
 
 
+@pytest.mark.slow
 def test_here_judges_what_doctor_says_of_an_existing_environment(tmp_path: Path) -> None:
     """``--here``: doctor run on an interpreter that exists, each statement judged where it
     stands, nothing built or run as a fix (how the real H200's statements were checked)."""

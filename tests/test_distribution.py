@@ -65,6 +65,7 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
+@pytest.mark.slow
 def test_both_installed_each_works(both: Path) -> None:
     python = str(both / "venv" / "bin" / "python")
     # the command is ours
@@ -87,6 +88,7 @@ def test_both_installed_each_works(both: Path) -> None:
     assert "gpucheck" not in eval(top_level)  # none of our files is in their package's folder
 
 
+@pytest.mark.slow
 def test_both_pytest_plugins_load_and_keep_their_markers(both: Path) -> None:
     python = str(both / "venv" / "bin" / "python")
     (both / "test_markers.py").write_text(TESTS)
@@ -107,6 +109,7 @@ def test_both_pytest_plugins_load_and_keep_their_markers(both: Path) -> None:
     assert "--require-gpu: no usable GPU" in strict.stdout
 
 
+@pytest.mark.slow
 def test_removing_the_other_one_leaves_ours_whole(both: Path) -> None:
     python = str(both / "venv" / "bin" / "python")
     other = OTHER.split("==", maxsplit=1)[0]

@@ -72,6 +72,7 @@ def cluster_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.stdout.close()
 
 
+@pytest.mark.slow
 def test_fleet_ray_probes_every_node_and_reports_the_silent_one(
     cluster_address: str, tmp_path: Path
 ) -> None:

@@ -140,6 +140,7 @@ socket.create_connection = _refuse
 """
 
 
+@pytest.mark.slow
 def test_gpucheck_makes_no_network_calls(tmp_path: Path) -> None:
     log = tmp_path / "connections.log"
     (tmp_path / "sitecustomize.py").write_text(SITECUSTOMIZE.format(log=str(log)))

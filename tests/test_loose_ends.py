@@ -27,6 +27,7 @@ def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.Com
     )
 
 
+@pytest.mark.slow
 def test_no_fix_names_an_interpreter_that_did_not_answer_as_a_python(tmp_path: Path) -> None:
     true = shutil.which("true")
     assert true is not None

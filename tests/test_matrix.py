@@ -169,6 +169,7 @@ def test_missing_matrix_file(tmp_path: Path) -> None:
     assert caught.value.reference == "matrix-missing"
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_matrix(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path), str(ROOT)],

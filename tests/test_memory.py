@@ -125,6 +125,7 @@ def test_emit_python_and_env() -> None:
 
 
 @pytest.mark.tensorflow
+@pytest.mark.slow
 def test_logical_cpus_are_applied_and_verified_for_real() -> None:
     result = apply_in_child(make_plan(cpu_devices=3), [], None, timeout_s=180)
     assert result.error is None
@@ -153,6 +154,7 @@ IN_PROCESS = textwrap.dedent(
 
 
 @pytest.mark.tensorflow
+@pytest.mark.slow
 def test_in_process_api_no_op_and_too_late_for_real() -> None:
     result = subprocess.run(
         [sys.executable, "-c", IN_PROCESS], capture_output=True, text=True, timeout=300, check=False
@@ -230,6 +232,7 @@ def test_cli_bad_input_exits_2(run_cli: Any, args: list[str], words: str) -> Non
 
 
 @pytest.mark.tensorflow
+@pytest.mark.slow
 def test_cli_cpu_devices_work_without_gpu_for_real(run_cli: Any) -> None:
     result = run_cli(
         ["configure-memory", "--cpu-devices", "2", "--json"],

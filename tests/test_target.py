@@ -121,6 +121,7 @@ def test_venvs_of_one_base_are_told_apart(run_cli: Any, two_venvs_of_one_base: A
     assert without["target"]["prefix"] == str(bare.parent.parent)
 
 
+@pytest.mark.slow
 def test_gpucheck_own_venv_is_not_the_target(run_cli: Any, two_venvs_of_one_base: Any) -> None:
     # gpucheck runs in a venv with TensorFlow 2.21; a bare venv of the same base has none.
     _, bare = two_venvs_of_one_base
@@ -134,6 +135,7 @@ def test_gpucheck_own_venv_is_not_the_target(run_cli: Any, two_venvs_of_one_base
     assert data["target"]["prefix"] == str(bare.parent.parent)
 
 
+@pytest.mark.slow
 def test_the_active_virtual_environment_is_diagnosed_by_default(
     run_cli: Any, two_venvs_of_one_base: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,6 +197,7 @@ def test_python_3_7_without_importlib_metadata(run_cli: Any, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(("version", "newest"), [("3.6", "2.6"), ("3.8", "2.13"), ("3.9", "2.20")])
+@pytest.mark.slow
 def test_old_pythons_get_the_newest_release_they_can_run(
     run_cli: Any, version: str, newest: str
 ) -> None:
@@ -239,6 +242,7 @@ def test_a_folder_given_to_python_means_its_interpreter(tmp_path: Path) -> None:
     assert choose_target(str(tmp_path / "env")).python == str(python)
 
 
+@pytest.mark.slow
 def test_the_interpreter_probe_runs_on_every_python_tensorflow_supported() -> None:
     from tf_gpucheck._children import script
 

@@ -19,6 +19,7 @@ def _wrapper(tmp_path: Path, body: str) -> str:
 
 
 @pytest.mark.tensorflow
+@pytest.mark.slow
 def test_real_tensorflow_on_this_machine() -> None:
     import importlib.metadata
 
@@ -68,6 +69,7 @@ def test_broken_tensorflow_import_is_data(tmp_path: Path) -> None:
     assert info.error.startswith("import tensorflow failed")
 
 
+@pytest.mark.slow
 def test_hang_is_cut_at_the_timeout_and_keeps_its_output(tmp_path: Path) -> None:
     python = _wrapper(
         tmp_path, "echo 'I0000 00:00:1.0 1 cuda_executor.cc:1] probing' >&2; sleep 30"

@@ -280,6 +280,7 @@ def load_snapshot_from(run_cli: Any, python: Path, cwd: Path) -> Any:
     return load_snapshot(path)
 
 
+@pytest.mark.slow
 def test_uninstalling_a_second_distribution_that_shared_the_folder(
     run_cli: Any, clean_env: Path
 ) -> None:
@@ -313,6 +314,7 @@ def test_uninstalling_a_second_distribution_that_shared_the_folder(
     assert first(doctor(run_cli, python, "--cwd", str(clean_env)))[0] == "tf_install_broken"
 
 
+@pytest.mark.slow
 def test_protobuf_older_than_tensorflow_declares(run_cli: Any, clean_env: Path) -> None:
     python = tf221_venv(clean_env / "venv")
     site = site_packages(python)
@@ -341,6 +343,7 @@ def test_numpy_2_under_a_numpy_1_build(run_cli: Any, clean_env: Path) -> None:
     assert fix == f'{python} -m ensurepip && {python} -m pip install "numpy<2.0.0,>=1.23.5"'
 
 
+@pytest.mark.slow
 def test_tensorflow_in_the_user_site_gets_user_installs(
     run_cli: Any, clean_env: Path, monkeypatch: Any
 ) -> None:
@@ -356,6 +359,7 @@ def test_tensorflow_in_the_user_site_gets_user_installs(
     assert all(" install --user " in f for f in fixes), fixes
 
 
+@pytest.mark.slow
 def test_a_user_site_tensorflow_seen_from_a_venv_is_replaced_inside_the_venv(
     run_cli: Any, clean_env: Path, monkeypatch: Any
 ) -> None:
@@ -400,6 +404,7 @@ def test_a_user_site_tensorflow_seen_from_a_venv_is_replaced_inside_the_venv(
     assert not (user_site / "tensorflow").exists()
 
 
+@pytest.mark.slow
 def test_another_environments_tensorflow_through_a_pth_file_is_set_aside(
     run_cli: Any, clean_env: Path
 ) -> None:
@@ -453,6 +458,7 @@ def test_what_tensorflow_took_from_the_other_environment_is_installed_once_it_is
     assert "keras came from there too" in rest, tf["fix"]
 
 
+@pytest.mark.slow
 def test_a_cpu_only_build_left_once_the_other_environment_is_set_aside_is_replaced(
     run_cli: Any, clean_env: Path
 ) -> None:
@@ -488,6 +494,7 @@ def test_a_cpu_only_build_left_once_the_other_environment_is_set_aside_is_replac
     assert tf["cause"] == "tf_not_installed", tf
 
 
+@pytest.mark.slow
 def test_python_36_upgrades_its_pip_first(run_cli: Any, clean_env: Path) -> None:
     python36 = pyenv_python("3.6")
     venv = clean_env / "py36"
@@ -519,6 +526,7 @@ def test_an_interpreter_that_is_not_python_gets_no_pip_fix(run_cli: Any, clean_e
     assert not any("-m pip" in (f["fix"] or "") for f in data["findings"])
 
 
+@pytest.mark.slow
 def test_a_venv_whose_base_python_is_gone(run_cli: Any, clean_env: Path) -> None:
     base = Path(sys.base_prefix)
     copy = clean_env / "base"

@@ -54,6 +54,7 @@ def _metadata(archive: zipfile.ZipFile) -> Message:
     return email.parser.Parser().parsestr(text)
 
 
+@pytest.mark.slow
 def test_metadata_names_the_distribution_and_its_license(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         metadata = _metadata(archive)
