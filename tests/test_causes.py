@@ -1,4 +1,4 @@
-"""Every cause code is documented from knowledge/causes.yaml, and the README's table is made from it."""
+"""Every cause code is documented from knowledge/causes.yaml, and the documentation's table (docs/causes.md) is made from it."""
 
 from __future__ import annotations
 
@@ -48,11 +48,11 @@ def test_every_entry_is_complete(code: str) -> None:
     assert all("sudo pip" not in fix for _, fix in doc.fix)
 
 
-def test_the_readme_table_is_made_from_the_data() -> None:
+def test_the_documentations_table_is_made_from_the_data() -> None:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "readme_causes.py"), "--check"], check=False
+        [sys.executable, str(ROOT / "scripts" / "docs_causes.py"), "--check"], check=False
     )
-    assert result.returncode == 0, "run: python scripts/readme_causes.py"
+    assert result.returncode == 0, "run: python scripts/docs_causes.py"
 
 
 def test_explain_cause_and_list(run_cli: Any) -> None:

@@ -245,13 +245,13 @@ def test_specific_evidence() -> None:
     assert multiple.fix.startswith("pip uninstall -y tensorflow tensorflow-cpu && ")
 
 
-def test_readme_documents_every_cause() -> None:
+def test_the_documentation_documents_every_cause() -> None:
     import re
     from pathlib import Path
 
     from tf_gpucheck.reading import logrules
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "causes.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))
     layers = Path(__file__).resolve().parents[1] / "src/tf_gpucheck/checks/layers"
     source = "\n".join(path.read_text() for path in sorted(layers.glob("*.py")))

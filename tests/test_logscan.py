@@ -28,7 +28,7 @@ RULES = {rule.id: rule for rule in logrules.load()}
 README_CAUSES = set(
     re.findall(
         r"^\| `([a-z_]+)` \|",
-        (Path(__file__).resolve().parents[1] / "README.md").read_text(),
+        (Path(__file__).resolve().parents[1] / "docs" / "causes.md").read_text(),
         flags=re.M,
     )
 )
@@ -56,7 +56,7 @@ def test_rule_ids_are_unique_and_every_rule_is_complete() -> None:
         if rule.kind in ("actionable", "no_gpu"):
             assert rule.cause, f"{rule.id}: an actionable line needs a cause"
         if rule.cause:
-            assert rule.cause in README_CAUSES, f"{rule.cause} is not in README's table"
+            assert rule.cause in README_CAUSES, f"{rule.cause} is not in docs/causes.md's table"
 
 
 def test_every_rule_has_an_example_and_every_example_an_origin() -> None:

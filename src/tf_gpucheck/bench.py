@@ -263,16 +263,15 @@ def gpu_unavailable_reason(snapshot: Snapshot, backend: str = "tensorflow") -> s
     PyTorch only what the driver shows: TensorFlow's diagnosis says nothing about them (on a
     real H200 with no TensorFlow, a doctor cause held their GPU runs back), and their own child
     says when the backend sees no GPU."""
-    from tf_gpucheck.checks import run_checks
     from tf_gpucheck.checks.diagnosis import EXPLAINS
     from tf_gpucheck.checks.facts import no_gpu_reason, visible_gpus
+    from tf_gpucheck.examine import examine
     from tf_gpucheck.installer.commands import rerun
-    from tf_gpucheck.matrix import load_matrix
 
     if backend != "tensorflow":
         return no_gpu_reason(snapshot)
 
-    report = run_checks(snapshot, load_matrix())
+    report = examine(snapshot=snapshot, prove_wait_s=None).report
     first = report.first_fix
     no_gpu = EXPLAINS["gpu_required"]
     if visible_gpus(snapshot)[0] and (first is None or first.cause not in no_gpu):

@@ -77,16 +77,19 @@ def explain(
     exclude: str | None = None,
     threshold: float | None = None,
     title: str | None = None,
+    model: object | None = None,
 ) -> Explanation:
     """Explain ``text`` (see the module docstring).
 
     ``title`` (a report's title) is read as the text's first line: the error or the versions
     are often only there. ``similar`` also finds the closest solved public reports; ``exclude``
     leaves one report (by URL) out of them and ``threshold`` changes how close they must be (for
-    measuring)."""
+    measuring); ``model`` replaces the shipped reader's model (to measure one trained on other
+    reports)."""
     if title and title.strip():
         text = f"{title.strip()}\n\n{text}"
-    return _explain(logscan.rejoin(textlines.normalise(text)), matrix, similar, exclude, threshold)
+    lines = logscan.rejoin(textlines.normalise(text))
+    return _explain(lines, matrix, similar, exclude, threshold, model)
 
 
 class Counted(Protocol):
@@ -201,7 +204,7 @@ def _explain_log(lines: Iterable[str], matrix: Matrix, similar: bool) -> Explana
         if per_rule[group.rule.id] <= READ_PER_RULE:
             read_groups.append((group.at, group.first))
     kept = sorted([*plain_head, *plain_tail, *read_groups])
-    result = _explain([line for _at, line in kept], matrix, similar, None, None)
+    result = _explain([line for _at, line in kept], matrix, similar, None, None, None)
     explained = tuple(
         ExplainedLine(
             g.first,
@@ -234,6 +237,7 @@ def _explain(
     similar: bool,
     exclude: str | None,
     threshold: float | None,
+    model: object | None = None,
 ) -> Explanation:
     read = textual.read(lines, matrix)
     classified, stated, known = read.classified, read.stated, read.known
@@ -258,9 +262,18 @@ def _explain(
         matches = solved.similar(
             query, exclude=exclude, threshold=solved.THRESHOLD if threshold is None else threshold
         )
-        findings += textual.similar_findings(matches, findings, classified, known, matrix)
     result = diagnosis.diagnose(findings, [], fix_for=remedies.fix_for(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
+    if report.first_fix is None:
+        # no message and no stated fact names a cause: what the text says as a whole
+        whole = textual.whole_reading_findings(
+            lines, findings, classified, stated, known, matrix, model=model
+        )
+        if whole:
+            result = diagnosis.diagnose(
+                [*findings, *whole], [], fix_for=remedies.fix_for(known, matrix)
+            )
+            report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     return Explanation(
         report, explained, stated, len(lines), tuple(matches), gpu_expected=read.gpu_expected
     )

@@ -12,26 +12,41 @@ which installs into the kernel's own interpreter.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.snapshot import Snapshot
 
+if TYPE_CHECKING:
+    from tf_gpucheck.probes import LiveProbes
 
-def _snapshot(python: str | None, tf: bool, timeout: float) -> Snapshot:
-    from tf_gpucheck.probes import LiveProbes, collect_snapshot
+
+def _probes(python: str | None) -> tuple[LiveProbes, Callable[[Snapshot], Snapshot]]:
+    """The probes of the kernel's environment (or ``python``'s), and what the kernel adds."""
+    from tf_gpucheck.probes import LiveProbes
     from tf_gpucheck.probes.kernel import probe_kernel
     from tf_gpucheck.target import choose_target, own_target
 
     # in a kernel, the environment is the kernel's own (never VIRTUAL_ENV of the shell that
     # started Jupyter): that is where the notebook's imports come from
     target = choose_target(python) if python else own_target()
-    snapshot = collect_snapshot(LiveProbes(target), include_tensorflow=tf, timeout_s=timeout)
-    kernel = probe_kernel()
-    if kernel is not None and target.is_own:
-        snapshot = dataclasses.replace(snapshot, kernel=kernel)
-    return snapshot
+
+    def with_kernel(snapshot: Snapshot) -> Snapshot:
+        kernel = probe_kernel()
+        if kernel is not None and target.is_own:
+            return dataclasses.replace(snapshot, kernel=kernel)
+        return snapshot
+
+    return LiveProbes(target), with_kernel
+
+
+def _snapshot(python: str | None, tf: bool, timeout: float) -> Snapshot:
+    from tf_gpucheck.probes import collect_snapshot
+
+    probes, with_kernel = _probes(python)
+    return with_kernel(collect_snapshot(probes, include_tensorflow=tf, timeout_s=timeout))
 
 
 @dataclass(frozen=True)
@@ -108,13 +123,13 @@ def doctor(
     timeout: float = 120.0,
 ) -> DoctorResult:
     """Run every check on the kernel's environment (or ``python``'s) and return the report."""
-    from tf_gpucheck.checks import run_checks
-    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.examine import examine
 
-    snapshot = _snapshot(python, tf, timeout)
-    return DoctorResult(
-        run_checks(snapshot, load_matrix(), checks=checks, allow_cpu=allow_cpu), snapshot
+    probes, with_kernel = _probes(python)
+    done = examine(
+        probes, tf=tf, timeout_s=timeout, checks=checks, allow_cpu=allow_cpu, amend=with_kernel
     )
+    return DoctorResult(done.report, done.snapshot)
 
 
 def detect(python: str | None = None, *, tf: bool = True, timeout: float = 120.0) -> DetectResult:

@@ -225,11 +225,9 @@ def diagnose(
     *, python: str | None = None, checks: Sequence[str] | None = None, timeout_s: float = 120.0
 ) -> Report:
     """Probe this machine (or ``python``'s environment) and run the doctor's checks: the findings as data."""
-    from tf_gpucheck.matrix import load_matrix
-    from tf_gpucheck.probes import LiveProbes, collect_snapshot
+    from tf_gpucheck.examine import examine
 
-    snapshot = collect_snapshot(LiveProbes(python), timeout_s=timeout_s)
-    return run_checks(snapshot, load_matrix(), checks=checks)
+    return examine(python=python, timeout_s=timeout_s, checks=checks).report
 
 
 def require_gpu(
@@ -243,8 +241,7 @@ def require_gpu(
     can use ``min_count`` GPUs of the given capability and free memory; return the report otherwise."""
     from tf_gpucheck.checks.requirements import parse_capability, parse_size
     from tf_gpucheck.errors import ExitCode
-    from tf_gpucheck.matrix import load_matrix
-    from tf_gpucheck.probes import LiveProbes, collect_snapshot
+    from tf_gpucheck.examine import examine
 
     requirements = Requirements(
         require_gpu=True,
@@ -256,8 +253,7 @@ def require_gpu(
         if isinstance(min_free_memory, str)
         else min_free_memory,
     )
-    snapshot = collect_snapshot(LiveProbes(python))
-    report = run_checks(snapshot, load_matrix(), requirements=requirements)
+    report = examine(python=python, requirements=requirements).report
     unmet = [
         f for f in report.findings if f.check.startswith("require_") and f.status is Status.FAIL
     ]

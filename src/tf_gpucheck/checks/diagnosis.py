@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tf_gpucheck import factwords
 from tf_gpucheck.checks import facts
 from tf_gpucheck.checks.findings import DEPTH_LAST, Cause, Finding, Status
 from tf_gpucheck.reading import logscan
@@ -93,6 +94,7 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("keras_mismatch", "keras_backend_missing", "keras_backend_cpu_only"),
 )
 DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for code in layer}
+
 """Cause code -> layer, bottom up. Codes not listed (symptoms, requirements) rank last."""
 assert len(_LAYERS) < DEPTH_LAST
 
@@ -529,14 +531,38 @@ def diagnose(
     # causes and unexplained symptoms by severity, then depth (an unexplained symptom after the
     # causes of its layer); explained symptoms last, after the causes that explain them
     unexplained = [s for s in symptoms if s.check not in explained]
+    # a place that reaches no GPU comes before installing TensorFlow: the install the fix would
+    # make (several GB of CUDA wheels) is for a GPU the program cannot reach until then
+    no_gpu_places = set(PLACE_CAUSES.values())
+    place_first = "tf_not_installed" in causes and any(code in causes for code in no_gpu_places)
+
+    def rank(code: str) -> int:
+        if code in SYMPTOMS:
+            return _symptom_depth(code)
+        if place_first and code in no_gpu_places:
+            return depth("tf_not_installed") - 1
+        return depth(code)
+
     ordered = sorted(
         [*causes.values(), *unexplained],
-        key=lambda c: (
-            -c.status.severity,
-            _symptom_depth(c.code) if c.code in SYMPTOMS else depth(c.code),
-            c.code in SYMPTOMS,
-        ),
+        key=lambda c: (-c.status.severity, rank(c.code), c.code in SYMPTOMS),
     )
+    if place_first:
+        ordered = [
+            dataclasses.replace(
+                c,
+                details="\n".join(
+                    [
+                        *([c.details] if c.details else []),
+                        "Install it once the program can reach the GPU (first fix above); "
+                        "to run on the CPU meanwhile: pip install tensorflow",
+                    ]
+                ),
+            )
+            if c.code == "tf_not_installed"
+            else c
+            for c in ordered
+        ]
     ordered += [s for s in symptoms if s.check in explained]
     return Diagnosis(tuple(rewritten), tuple(ordered), tuple(evidence))
 
@@ -549,7 +575,7 @@ def _witnessed(witnesses: Sequence[str], code: str) -> str:
 
 def witness_names(frameworks: Sequence[FrameworkInfo]) -> list[str]:
     """ "PyTorch 2.13.0 (CUDA 12.1)" for each framework that used the GPU."""
-    return [facts.framework_label(f) for f in frameworks if f.gpu_usable]
+    return [factwords.framework_label(f) for f in frameworks if f.gpu_usable]
 
 
 def _lower_first(text: str) -> str:

@@ -7,6 +7,7 @@ import re
 from packaging.version import InvalidVersion, Version
 
 from tf_gpucheck._numbers import is_whole_number
+from tf_gpucheck.factwords import framework_label, nvml_problem
 from tf_gpucheck.installer.commands import (
     CPU_ONLY_DISTRIBUTIONS,
     PLUGIN_DISTRIBUTIONS,
@@ -15,7 +16,7 @@ from tf_gpucheck.installer.commands import (
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.matrix import driver_floor as matrix_driver_floor
 from tf_gpucheck.reading import logscan
-from tf_gpucheck.snapshot import FrameworkInfo, NvmlGpu, NvmlInfo, PlaceInfo, Snapshot
+from tf_gpucheck.snapshot import FrameworkInfo, NvmlGpu, PlaceInfo, Snapshot
 
 
 def tf_version(snapshot: Snapshot) -> str | None:
@@ -218,23 +219,6 @@ def driver_floor(snapshot: Snapshot, matrix: Matrix, cuda: str) -> tuple[str | N
     return matrix_driver_floor(matrix, cuda, windows=snapshot.system.os == "Windows")
 
 
-NVML_PLAIN_WORDS = {
-    "library_not_found": "no NVIDIA driver: NVML library not found",
-    "driver_not_loaded": "NVIDIA driver not loaded: the kernel module is not running",
-    "lib_rm_version_mismatch": "NVIDIA driver/library version mismatch: reboot or reload the kernel module",
-    "no_permission": "no permission to talk to the NVIDIA driver",
-    "pynvml_missing": "nvidia-ml-py is not installed, the NVIDIA driver was not queried",
-}
-
-
-def nvml_problem(nvml: NvmlInfo) -> str:
-    """One plain line for an NVML that did not answer."""
-    words = NVML_PLAIN_WORDS.get(nvml.error_code or "")
-    if words:
-        return words
-    return f"the NVIDIA driver did not answer: {nvml.error}"
-
-
 def no_gpu_reason(snapshot: Snapshot) -> str | None:
     """Why no GPU is visible to CUDA here, in one line; None when one is."""
     if visible_gpus(snapshot)[0]:
@@ -244,21 +228,6 @@ def no_gpu_reason(snapshot: Snapshot) -> str | None:
     return (
         "CUDA_VISIBLE_DEVICES hides every GPU" if snapshot.nvml.gpus else "the driver lists no GPU"
     )
-
-
-FRAMEWORK_NAMES = {"torch": "PyTorch", "jax": "JAX", "cupy": "CuPy"}
-
-
-def framework_label(framework: FrameworkInfo) -> str:
-    """ "PyTorch 2.13.0 (CUDA 12.4)", "JAX 0.4.30 (CPU-only build)", "CuPy 13.3.0"."""
-    name = FRAMEWORK_NAMES.get(framework.name, framework.name)
-    version = (framework.version or "").split("+")[0]  # 2.13.0+cu124: the CUDA is said apart
-    label = f"{name} {version}".strip()
-    if framework.cuda_version:
-        return f"{label} (CUDA {framework.cuda_version})"
-    if framework.built_with_cuda is False:
-        return f"{label} (CPU-only build)"
-    return label
 
 
 def join_names(names: list[str]) -> str:
@@ -280,23 +249,6 @@ def framework_evidence(framework: FrameworkInfo) -> str:
     if framework.gpu_usable is False:
         return f"{label}: lists no GPU"
     return f"{label}: did not say"
-
-
-def place_words(place: PlaceInfo) -> str:
-    """ "a podman container", "a Kubernetes pod", "SLURM job 123", "Colab"; "" for none."""
-    if place.notebook == "colab":
-        return "Colab"
-    if place.notebook == "kaggle":
-        return "Kaggle"
-    if place.kubernetes:
-        return "a Kubernetes pod"
-    if place.slurm_job:
-        return f"SLURM job {place.slurm_job}"
-    if place.container:
-        return f"a {place.container} container"
-    if place.notebook == "jupyter":
-        return "a Jupyter kernel"
-    return ""
 
 
 def place_name(place: PlaceInfo | None) -> str | None:

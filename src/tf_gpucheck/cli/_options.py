@@ -118,23 +118,13 @@ def snapshot_for(
 ) -> Snapshot:
     """The snapshot a command judges: read from ``--from``, else probed live. ``on_partial``
     gets the snapshot without TensorFlow, and the probes, while TensorFlow still imports."""
-    import dataclasses
-    import os
-
     from tf_gpucheck.probes import collect_snapshot
     from tf_gpucheck.snapshot import load_snapshot
 
     if source is not None:
         snapshot = load_snapshot(source)
     else:
-        target = target_for(python)
-        if cwd is not None:
-            if not os.path.isdir(cwd):
-                raise GpucheckError(
-                    f"--cwd {cwd!r}: no such folder", reference="cwd-missing", hint="give a folder"
-                )
-            target = dataclasses.replace(target, cwd=os.path.abspath(cwd))
-        probes = environment(ctx).probes_factory(target)
+        probes = probes_for(ctx, python, cwd)
         with progress(True) as say:
             early = (lambda partial: on_partial(partial, probes)) if on_partial else None
             snapshot = collect_snapshot(
@@ -150,6 +140,34 @@ def snapshot_for(
 
         snapshot = mask(snapshot)
     return snapshot
+
+
+def probes_for(ctx: typer.Context, python: str | None, cwd: str | None) -> Any:
+    """The probes of the environment the command works on (``--python``, ``--cwd``): the live
+    machine's, or a test's fakes (the context's environment)."""
+    import dataclasses
+    import os
+
+    target = target_for(python)
+    if cwd is not None:
+        if not os.path.isdir(cwd):
+            raise GpucheckError(
+                f"--cwd {cwd!r}: no such folder", reference="cwd-missing", hint="give a folder"
+            )
+        target = dataclasses.replace(target, cwd=os.path.abspath(cwd))
+    return environment(ctx).probes_factory(target)
+
+
+def no_target_with_from(source: str | None, python: str | None, cwd: str | None) -> None:
+    """``--from`` judges a recorded snapshot: an environment named too is a contradiction."""
+    if source is not None and (python is not None or cwd is not None):
+        given = "--python" if python is not None else "--cwd"
+        raise GpucheckError(
+            f"--from and {given} name two environments: --from judges the recorded snapshot, "
+            f"{given} the live one",
+            reference="options-conflict",
+            hint="give one of them",
+        )
 
 
 def target_for(python: str | None) -> Target:

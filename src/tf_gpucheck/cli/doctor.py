@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -29,14 +28,12 @@ from tf_gpucheck.cli._options import (
     StrictOption,
     TimeoutOption,
     chosen_format,
-    snapshot_for,
+    no_target_with_from,
+    probes_for,
+    progress,
     write_file,
 )
 from tf_gpucheck.errors import GpucheckError
-
-if TYPE_CHECKING:
-    from tf_gpucheck.installer.prover import Prover
-    from tf_gpucheck.snapshot import Snapshot
 
 
 def doctor(
@@ -102,7 +99,7 @@ def doctor(
     ] = False,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
-    from tf_gpucheck.checks import Status, run_checks, select_checks
+    from tf_gpucheck.checks import select_checks
     from tf_gpucheck.checks.registry import REGISTRY
     from tf_gpucheck.checks.requirements import Requirements
     from tf_gpucheck.matrix import load_matrix
@@ -128,10 +125,8 @@ def doctor(
     if matrix_file is not None:
         load_matrix(matrix_file)
     evidence = _read_logs(logs or [])
-    # The shipped matrix loads while the probes run (the TensorFlow child dominates the wall time).
-    from concurrent.futures import ThreadPoolExecutor
-
     every = verbose or fmt != "text"
+    from tf_gpucheck.examine import examine
     from tf_gpucheck.installer.prover import DEFAULT_BUDGET_S, PROVE_BUDGET_S
 
     if prove and proof_budget is not None:
@@ -140,53 +135,42 @@ def doctor(
             reference="options-conflict",
             hint="--prove waits for every answer; --proof-budget SECONDS waits that long",
         )
-    asking = proof_budget is None or proof_budget > 0 or prove
-    wait = PROVE_BUDGET_S if prove else DEFAULT_BUDGET_S if proof_budget is None else proof_budget
-    provers: list[Prover] = []
-
-    def start_proofs(partial: Snapshot, probes: object) -> None:
-        """While TensorFlow imports: the fixes that do not depend on it go to the installer."""
-        make = getattr(probes, "prover", None)
-        # a redacted report carries no proofs (their installer lines name the user's paths):
-        # a dry run started for it would only hold the command up until the installer answered
-        prover = make() if callable(make) and asking and not redact else None
-        if prover is None:
-            return
-        provers.append(prover)
-        early = run_checks(partial, matrix_future.result(), checks=checks, allow_cpu=allow_cpu)
-        for cause in early.causes if every else early.causes[:1]:
-            if cause.fix and cause.status in (Status.FAIL, Status.WARN):
-                prover.submit(cause.fix)
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        matrix_future = pool.submit(load_matrix, matrix_file)
-        snapshot = snapshot_for(
-            ctx,
-            source,
-            python,
-            timeout,
-            tf=not no_tf,
-            redact=redact,
-            cwd=cwd,
-            on_partial=start_proofs,
-        )
-        matrix = matrix_future.result()
-    report = run_checks(
-        snapshot,
-        matrix,
-        checks=checks,
-        allow_cpu=allow_cpu,
-        strict=strict,
-        requirements=requirements,
-        logs=evidence,
+    no_target_with_from(source, python, cwd)
+    wait: float | None = (
+        PROVE_BUDGET_S
+        if prove
+        else DEFAULT_BUDGET_S
+        if proof_budget is None
+        else proof_budget or None  # 0: never ask the index
     )
-    if provers:
-        from tf_gpucheck.checks.proofs import prove_report
+    recorded = None
+    if source is not None:
+        from tf_gpucheck.snapshot import load_snapshot
 
-        try:
-            report = prove_report(report, provers[0], time.monotonic() + wait, every=every)
-        finally:
-            provers[0].close()
+        recorded = load_snapshot(source)
+        if redact:
+            from tf_gpucheck.redact import redact as mask
+
+            recorded = mask(recorded)
+    probes = probes_for(ctx, python, cwd) if recorded is None else None
+    with progress(recorded is None) as say:
+        done = examine(
+            probes,
+            snapshot=recorded,
+            tf=not no_tf,
+            timeout_s=timeout,
+            checks=checks,
+            allow_cpu=allow_cpu,
+            strict=strict,
+            requirements=requirements,
+            logs=evidence,
+            matrix_file=matrix_file,
+            prove_wait_s=wait if recorded is None else None,
+            every_fix=every,
+            redact=redact,
+            progress=say,
+        )
+    snapshot, report = done.snapshot, done.report
     if junit is not None:
         write_file(junit, render.report_to_junit(report))
     if os.environ.get("GITHUB_ACTIONS") == "true":

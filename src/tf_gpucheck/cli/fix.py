@@ -14,7 +14,8 @@ from tf_gpucheck.cli._options import (
     MatrixOption,
     PythonOption,
     TimeoutOption,
-    snapshot_for,
+    probes_for,
+    progress,
     target_for,
 )
 
@@ -52,7 +53,6 @@ def fix(
 ) -> int:
     """Apply doctor's package fixes to the environment: show the plan with the installer's proof, record the versions, apply after a yes, diagnose again, and put everything back if a step fails, is interrupted or makes things worse. Never sudo, drivers or system packages. Exit 0: nothing left failing; 1: failures remain, nothing applied, or rolled back; 2: bad input; 130: interrupted (restored)."""
     from tf_gpucheck import fix as fixing
-    from tf_gpucheck.checks import run_checks
     from tf_gpucheck.matrix import load_matrix
     from tf_gpucheck.render import fix as render
     from tf_gpucheck.render.console import emit, make_console
@@ -73,8 +73,19 @@ def fix(
     matrix = load_matrix(matrix_file)
 
     def diagnose() -> tuple[Snapshot, Report]:
-        snapshot = snapshot_for(ctx, None, python, timeout, tf=not no_tf, cwd=cwd)
-        return snapshot, run_checks(snapshot, matrix, allow_cpu=allow_cpu)
+        from tf_gpucheck.examine import examine
+
+        with progress(True) as say:
+            done = examine(
+                probes_for(ctx, python, cwd),
+                tf=not no_tf,
+                timeout_s=timeout,
+                allow_cpu=allow_cpu,
+                matrix=matrix,
+                prove_wait_s=None,  # the plan is proven by fix itself, before anything changes
+                progress=say,
+            )
+        return done.snapshot, done.report
 
     snapshot, report = diagnose()
     run = fixing.prepare(

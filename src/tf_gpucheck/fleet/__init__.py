@@ -2,7 +2,7 @@
 
 gpucheck runs no remote commands of its own: SLURM, Kubernetes or Ray run ``gpucheck detect
 --json`` on every node (or :mod:`tf_gpucheck.fleet.ray_collect` asks a Ray cluster to), and this
-module judges each node's snapshot with :func:`tf_gpucheck.checks.run_checks` and the one matrix,
+module judges each node's snapshot with :func:`tf_gpucheck.examine.examine` (the one doctor) and the one matrix,
 then sums the fleet up: nodes per verdict, nodes grouped by their first cause with its fix, the
 odd ones out (what should be equal across a fleet, and the nodes where it is not), the lowest
 free GPU memory, and what only a fleet shows (``TF_CONFIG`` clusters that disagree).
@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tf_gpucheck.checks import Requirements, run_checks
+from tf_gpucheck import factwords
+from tf_gpucheck.checks import Requirements
 from tf_gpucheck.checks import facts as doctor_facts
 from tf_gpucheck.checks.findings import Finding
 from tf_gpucheck.checks.multiworker import fleet_findings
+from tf_gpucheck.examine import examine
 from tf_gpucheck.fleet.hostlist import compact, natural_key
 from tf_gpucheck.fleet.inputs import NodeInput, read_inputs
 from tf_gpucheck.matrix import Matrix
@@ -300,9 +302,14 @@ def _judge(
         origin, facts, free = "doctor report", {}, None
     else:
         assert item.snapshot is not None
-        report = run_checks(
-            item.snapshot, matrix, allow_cpu=allow_cpu, strict=strict, requirements=requirements
-        )
+        report = examine(
+            snapshot=item.snapshot,
+            matrix=matrix,
+            allow_cpu=allow_cpu,
+            strict=strict,
+            requirements=requirements,
+            prove_wait_s=None,  # another machine's environment: its installer is not here
+        ).report
         verdict, exit_code = report.verdict.value, report.exit_code
         first, findings, notes = report.first_fix, report.findings, report.notes
         origin, facts, free = (
@@ -352,7 +359,7 @@ def _place(snapshot: Snapshot) -> str:
     place = snapshot.place
     if place is None:
         return "not recorded"
-    words = doctor_facts.place_words(place)
+    words = factwords.place_words(place)
     devices = place.nvidia.device_nodes if place.nvidia else ()
     gpus = sum(1 for node in devices if node[len("/dev/nvidia") :].isdigit())
     if place.container or place.kubernetes:

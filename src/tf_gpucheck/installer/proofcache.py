@@ -21,25 +21,21 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tf_gpucheck import _cache
 from tf_gpucheck.installer.proof import Proof
 
 MAX_AGE_S = 24 * 3600.0
 """An answer is reused for a day: the package index changes, a day-old resolution may not."""
 
-_SETTINGS = ("PIP_", "UV_", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "HOME", "XDG_CONFIG")
+SETTINGS = ("PIP_", "UV_", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "HOME", "XDG_CONFIG")
 """Environment variables the installers read (pip's PIP_*, uv's UV_*, where they look for config)."""
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$TF_GPUCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/tf-gpucheck``, else ``~/.cache/tf-gpucheck``."""
-    env = os.environ if environ is None else environ
-    if env.get("TF_GPUCHECK_CACHE_DIR"):
-        return Path(env["TF_GPUCHECK_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tf-gpucheck"
+    return Path(_cache.cache_dir(environ))
 
 
-def _config_files(environ: Mapping[str, str], python: str) -> list[str]:
+def config_files(environ: Mapping[str, str], python: str) -> list[str]:
     """The configuration files pip and uv read (pip's "Configuration" docs, uv's "Configuration
     files"): global, user, site (the environment's own pip.conf) and the one a variable names."""
     home = environ.get("HOME") or os.path.expanduser("~")
@@ -60,11 +56,8 @@ def _config_files(environ: Mapping[str, str], python: str) -> list[str]:
     return files
 
 
-def _digest(path: str) -> str | None:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
+def _digest(path: str) -> str:
+    return _cache.file_digest(path)
 
 
 @dataclass(frozen=True)
@@ -86,8 +79,8 @@ class ProofKey:
         outside: Collection[str] = (),
     ) -> ProofKey:
         env = os.environ if environ is None else environ
-        settings = {k: v for k, v in env.items() if k.startswith(_SETTINGS)}
-        files = {f: _digest(f) for f in _config_files(env, python)}
+        settings = {k: v for k, v in env.items() if k.startswith(SETTINGS)}
+        files = {f: _digest(f) for f in config_files(env, python)}
         folder = cwd or os.getcwd()
         local = {  # uv reads the project's own settings from the folder it runs in
             name: _digest(os.path.join(folder, name)) for name in ("uv.toml", "pyproject.toml")

@@ -53,3 +53,8 @@ def names(folder: str) -> list[str]:
         for entry in resources.files(__name__).joinpath(folder).iterdir()
         if entry.name.endswith(".yaml")
     )
+
+
+def read_text(path: str) -> str:
+    """One file of this package's knowledge as text (the reader's model, ``reader_model.json``)."""
+    return resources.files(__name__).joinpath(path).read_text(encoding="utf-8")

@@ -208,7 +208,20 @@ def no_index_setting(
     for ``install`` (:func:`config_settings`), from ``pip config debug`` run in the user's
     setting (a pip older than 20 has no ``config debug``: then only the variables, and no
     settings)."""
-    text = _settings([python, "-m", "pip", "config", "debug"], environ, cwd, timeout_s)
+    from tf_gpucheck import _cache
+    from tf_gpucheck.installer.proofcache import SETTINGS, config_files
+
+    material = [  # what decides its answer: pip, its variables, every file it reads
+        _cache.file_identity(python),
+        sorted((k, v) for k, v in environ.items() if k.startswith(SETTINGS)),
+        [(f, _cache.file_digest(f)) for f in config_files(environ, python)],
+        _cache.file_identity(os.path.join(os.path.dirname(os.path.dirname(python)), "pyvenv.cfg")),
+    ]
+    text = _cache.remembered(
+        "pip-config-debug",
+        material,
+        lambda: _settings([python, "-m", "pip", "config", "debug"], environ, cwd, timeout_s),
+    )
     if not text:
         variable = environ.get("PIP_NO_INDEX")
         on = variable is not None and variable.strip().lower() in _TRUE
@@ -326,13 +339,43 @@ _PIP_FROM = re.compile(r"^pip \S+ from (?P<where>.+?) \(python [^)]*\)\s*$", re.
 def pip_location(pip: str, environ: Mapping[str, str], cwd: str | None) -> str | None:
     """Where the ``pip`` command installs from, as it says itself (``pip --version``: "pip 25.2
     from /venv/lib/python3.11/site-packages/pip (python 3.11)"): the folder holding ``pip``."""
+    from tf_gpucheck import _cache
+
+    def ask() -> str | None:
+        try:
+            result = run_child(
+                [pip, "--version"],
+                timeout_s=20,
+                env=dict(environ),
+                cwd=_folder(cwd),
+                background=True,
+            )
+        except OSError:
+            return None
+        return result.stdout if result.returncode == 0 else None
+
+    # what decides it: the script, the interpreter its first line names, the variables that
+    # move imports, the folder it runs in
     try:
-        result = run_child(
-            [pip, "--version"], timeout_s=20, env=dict(environ), cwd=_folder(cwd), background=True
-        )
+        with open(pip, "rb") as handle:
+            shebang = handle.readline().decode("utf-8", "replace").strip()
     except OSError:
-        return None
-    match = _PIP_FROM.search(result.stdout)
+        shebang = ""
+    interpreter = shebang[2:].split()[0] if shebang.startswith("#!") and shebang[2:].split() else ""
+    material = [
+        _cache.file_identity(pip),
+        shebang,
+        _cache.file_identity(interpreter) if interpreter else "",
+        sorted(
+            (k, v)
+            for k, v in environ.items()
+            if k in ("PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
+            or k.startswith(("PYENV", "CONDA"))  # a pyenv shim or conda wrapper picks by these
+        ),
+        cwd,
+        _cache.file_identity(os.path.join(cwd or ".", ".python-version")),
+    ]
+    match = _PIP_FROM.search(_cache.remembered("pip-version", material, ask) or "")
     return os.path.dirname(match.group("where").rstrip("/\\")) if match else None
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tf_gpucheck._children import script
-from tf_gpucheck._process import describe_exit, run_child
+from tf_gpucheck._process import ChildResult, describe_exit, run_child
 from tf_gpucheck.probes.elf import expand, read_dynamic
 from tf_gpucheck.probes.interpreter import InterpreterFacts
 from tf_gpucheck.snapshot import (
@@ -309,29 +309,53 @@ def _load(
 
 
 def _load_group(requests: list[dict[str, str]], timeout_s: float) -> dict[str, dict[str, object]]:
-    try:
-        result = run_child(
-            [sys.executable, script("dlopen_probe")],
-            timeout_s=timeout_s,
-            stdin=json.dumps(requests),
-        )
-    except OSError as exc:
+    from tf_gpucheck import _cache
+
+    # what decides a load: these files, and what the loader finds their own dependencies in
+    material = [
+        sorted((r["name"], r["path"], _cache.file_identity(r["path"])) for r in requests),
+        os.environ.get("LD_LIBRARY_PATH"),
+        os.environ.get("LD_PRELOAD"),
+        _cache.file_identity("/etc/ld.so.cache"),
+        sys.executable,
+    ]
+    failed: list[ChildResult] = []
+
+    def ask() -> str | None:
+        try:
+            answer = run_child(
+                [sys.executable, script("dlopen_probe")],
+                timeout_s=timeout_s,
+                stdin=json.dumps(requests),
+            )
+        except OSError as exc:
+            failed.append(ChildResult(None, "", str(exc), False, 0.0))
+            return None
+        if answer.returncode != 0:
+            failed.append(answer)
+            return None
+        return answer.stdout
+
+    text = _cache.remembered("dlopen", material, ask)
+    if text is not None:
+        try:
+            return {item["path"]: item for item in json.loads(text)}
+        except ValueError:
+            return {
+                r["path"]: {"loadable": None, "error": "the load test printed no result"}
+                for r in requests
+            }
+    result = failed[0]
+    if result.returncode is None and not result.timed_out:
         return {
-            r["path"]: {"loadable": None, "error": f"load test not run: {exc}"} for r in requests
-        }
-    if result.returncode != 0:
-        if len(requests) > 1 and result.returncode is not None and result.returncode < 0:
-            # One library crashed the loader (SIGBUS, SIGSEGV): load each alone to name it.
-            return {r["path"]: _load_alone(r, timeout_s) for r in requests}
-        why = f"the load test {describe_exit(result.returncode)}"
-        return {r["path"]: {"loadable": None, "error": why} for r in requests}
-    try:
-        return {item["path"]: item for item in json.loads(result.stdout)}
-    except ValueError:
-        return {
-            r["path"]: {"loadable": None, "error": "the load test printed no result"}
+            r["path"]: {"loadable": None, "error": f"load test not run: {result.stderr}"}
             for r in requests
         }
+    if len(requests) > 1 and result.returncode is not None and result.returncode < 0:
+        # One library crashed the loader (SIGBUS, SIGSEGV): load each alone to name it.
+        return {r["path"]: _load_alone(r, timeout_s) for r in requests}
+    why = f"the load test {describe_exit(result.returncode)}"
+    return {r["path"]: {"loadable": None, "error": why} for r in requests}
 
 
 def _name_of(path: str) -> str:

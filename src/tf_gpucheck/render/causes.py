@@ -71,7 +71,7 @@ def causes_to_json(docs: list[CauseDoc]) -> str:
 
 
 def readme_table(docs: list[CauseDoc]) -> str:
-    """The README's cause table (scripts/readme_causes.py writes it; a test compares)."""
+    """The documentation's cause table (scripts/docs_causes.py writes docs/causes.md; a test compares)."""
     lines = ["| cause | meaning |", "| --- | --- |"]
     for doc in docs:
         first = doc.meaning.split(". ")[0].rstrip(".")

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tf_gpucheck.checks.facts import framework_label, nvml_problem, place_words
+from tf_gpucheck.factwords import framework_label, nvml_problem, place_words
 from tf_gpucheck.render.format import human_bytes, human_seconds, text
 from tf_gpucheck.snapshot import (
     FrameworksInfo,

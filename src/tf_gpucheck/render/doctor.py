@@ -73,6 +73,17 @@ def render_report(
     return Group(*parts)
 
 
+def _hanging(indent: str, words: str) -> RenderableType:
+    """``words`` after ``indent``, wrapped lines starting under the first word (not at column 0)."""
+    from rich.table import Table
+
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=len(indent))
+    grid.add_column(overflow="fold")
+    grid.add_row("", Text(words, style="muted"))
+    return grid
+
+
 def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableType:
     """The verdict, the first cause and its fix, then the other causes (``quiet``: the words
     when there is nothing to fix)."""
@@ -105,7 +116,7 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     if first.fix:
         lines.append(Command(first.fix, "first fix: "))
         if first.proof is not None:
-            lines.append(Text(f"           {proof_words(first.proof)}", style="muted"))
+            lines.append(_hanging("           ", proof_words(first.proof)))
     others = [
         c
         for c in report.causes
@@ -114,9 +125,7 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     if others:
         lines.append(Text("then:", style="muted"))
         for cause in others[:5]:
-            lines.append(
-                Text(f"  [{cause.status.value}] {cause.summary} ({cause.code})", style="muted")
-            )
+            lines.append(_hanging("  ", f"[{cause.status.value}] {cause.summary} ({cause.code})"))
         if len(others) > 5:
             lines.append(
                 Text(f"  and {len(others) - 5} more: gpucheck doctor --verbose", style="muted")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from tf_gpucheck import factwords
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, observation, ok, skip, warn
 from tf_gpucheck.checks.layers.platform import minor_version
@@ -29,7 +30,7 @@ def place(snapshot: Snapshot, matrix: Matrix) -> Finding:
     here = snapshot.place
     if here is None:
         return skip("place", "not recorded (a snapshot before schema 3)")
-    where = facts.place_words(here) or ("WSL2" if snapshot.system.is_wsl else "")
+    where = factwords.place_words(here) or ("WSL2" if snapshot.system.is_wsl else "")
     runtime = here.nvidia
     nodes = runtime.device_nodes if runtime else ()
     nvml = snapshot.nvml
@@ -165,7 +166,7 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
         how = (
             f"TensorFlow uses {len(seen)} GPU(s)"
             if seen
-            else f"{facts.framework_label(others[0])} uses the GPU"
+            else f"{factwords.framework_label(others[0])} uses the GPU"
             if others
             else "TensorFlow's log shows a GPU"
         )
@@ -183,7 +184,7 @@ def nvidia_driver(snapshot: Snapshot, matrix: Matrix) -> Finding:
             remedies.remedy_for("nvml_driver_mismatch", snapshot, matrix),
         )
     if nvml.error_code in ("library_not_found", "driver_not_loaded") or nvml.error_code is None:
-        inside = facts.place_words(snapshot.place) if snapshot.place is not None else ""
+        inside = factwords.place_words(snapshot.place) if snapshot.place is not None else ""
         here = f" in {inside}" if inside and snapshot.place and snapshot.place.container else ""
         what = (
             f"no NVIDIA driver{here}: its NVML library (libnvidia-ml.so.1) was not found"

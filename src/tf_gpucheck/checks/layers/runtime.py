@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from tf_gpucheck import factwords
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.layers.install import not_recorded
@@ -363,7 +364,7 @@ def other_frameworks(snapshot: Snapshot, matrix: Matrix) -> Finding:
     details = "\n".join(facts.framework_evidence(f) for f in found)
     using = [f for f in found if f.gpu_usable]
     if using:
-        names = facts.join_names([facts.framework_label(f) for f in using])
+        names = facts.join_names([factwords.framework_label(f) for f in using])
         verb = "uses" if len(using) == 1 else "use"
         return info(
             "other_frameworks",
@@ -374,7 +375,7 @@ def other_frameworks(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if not tried:
         cpu_only = [f for f in found if f.built_with_cuda is False]
         if cpu_only and len(cpu_only) == len(found):
-            names = facts.join_names([facts.framework_label(f) for f in cpu_only])
+            names = facts.join_names([factwords.framework_label(f) for f in cpu_only])
             return skip(
                 "other_frameworks",
                 f"{names}: {'a CPU-only build' if len(cpu_only) == 1 else 'CPU-only builds'}, "
@@ -382,7 +383,7 @@ def other_frameworks(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 details,
             )
         return skip("other_frameworks", "no other framework could be asked about the GPU", details)
-    names = facts.join_names([facts.framework_label(f) for f in tried])
+    names = facts.join_names([factwords.framework_label(f) for f in tried])
     verb = "does" if len(tried) == 1 else "do"
     if facts.gpu_usable(snapshot):
         return info(

@@ -1,7 +1,7 @@
-"""Write README.md's cause table from src/tf_gpucheck/knowledge/causes.yaml.
+"""Write the documentation's cause table (docs/causes.md) from src/tf_gpucheck/knowledge/causes.yaml.
 
-    python scripts/readme_causes.py          # rewrite the table between its markers
-    python scripts/readme_causes.py --check  # exit 1 if README.md's table is out of date
+    python scripts/docs_causes.py          # rewrite the table between its markers
+    python scripts/docs_causes.py --check  # exit 1 if the table is out of date
 
 tests/test_causes.py runs the check.
 """
@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from tf_gpucheck.checks.causedocs import load  # noqa: E402
 from tf_gpucheck.render.causes import readme_table  # noqa: E402
 
-START = "<!-- causes: made by scripts/readme_causes.py from knowledge/causes.yaml -->"
+START = "<!-- causes: made by scripts/docs_causes.py from knowledge/causes.yaml -->"
 END = "<!-- causes: end -->"
 
 
@@ -28,10 +28,10 @@ def rewritten(readme: str) -> str:
 
 
 def main() -> int:
-    path = ROOT / "README.md"
+    path = ROOT / "docs" / "causes.md"
     readme = path.read_text(encoding="utf-8")
     if START not in readme or END not in readme:
-        print(f"README.md has no {START} ... {END} block", file=sys.stderr)
+        print(f"docs/causes.md has no {START} ... {END} block", file=sys.stderr)
         return 2
     new = rewritten(readme)
     if "--check" in sys.argv:
