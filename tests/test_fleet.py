@@ -376,4 +376,4 @@ def test_fleet_ray_without_ray_is_a_clear_error(
     result = run_cli(["fleet", "--ray"])
     assert result.exit_code == 2
     assert "Ray is not installed" in result.stderr
-    assert "tf-gpucheck[ray]" in result.stderr
+    assert "tf_gpucheck[ray]" in result.stderr

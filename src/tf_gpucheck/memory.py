@@ -282,7 +282,7 @@ def emit_python(plan: MemoryPlan) -> str:
     lines = [
         "# at the top of your script, before TensorFlow creates anything:",
         "import tensorflow as tf",
-        "import gpucheck",
+        "import tf_gpucheck",
         f"tf_gpucheck.configure_memory({', '.join(args)})",
         "",
         "# or the same with tf.config alone:",

@@ -74,6 +74,23 @@ def resolve_python(python: str) -> str:
     if os.path.isdir(candidate):
         inside = _environment_python(candidate)
         if inside is None:
+            dangling = [
+                os.path.join(candidate, sub, name)
+                for sub in ("bin", "Scripts")
+                for name in ("python", "python3", "python.exe")
+                if os.path.islink(os.path.join(candidate, sub, name))
+            ]
+            if dangling and broken_venv(dangling[0]) is not None:
+                return os.path.abspath(dangling[0])  # the probe reports the broken environment
+            if dangling:
+                target = os.readlink(dangling[0])
+                raise GpucheckError(
+                    f"--python {python!r}: its {os.path.relpath(dangling[0], candidate)} is a "
+                    f"link to {target}, which does not exist (the Python it was made from is "
+                    "gone)",
+                    reference="python-not-found",
+                    hint=f"make the environment again: python3 -m venv --clear {candidate}",
+                )
             raise GpucheckError(
                 f"--python {python!r} is a folder with no bin/python in it",
                 reference="python-not-found",

@@ -746,8 +746,8 @@ def whole_reading_findings(
         any(f.status is Status.OK for f in findings) or _looks_fine(stated, classified)
     ):
         return []  # what it states was judged and fits, and nothing says otherwise
-    if only_noise and (not failed or p < reader.threshold):
-        return []  # the rules know every message as harmless: only a sure reading overrides
+    if only_noise:
+        return []  # the rules know every message here as harmless: words do not override them
     try:
         title = causedocs.doc(code).title
     except Exception:  # a model trained on a code this build no longer documents

@@ -245,6 +245,12 @@ ExpectCudaOption = Annotated[
 
 def chosen_format(json_output: bool, output_format: str) -> str:
     """``--json`` or ``--format``: text, json or markdown; anything else is bad input."""
+    if json_output and output_format not in ("text", "json"):
+        raise GpucheckError(
+            f"--json and --format {output_format} ask for two formats: give one",
+            reference="options-conflict",
+            hint="--json is --format json",
+        )
     fmt = "json" if json_output else output_format
     if fmt not in ("text", "json", "markdown"):
         raise GpucheckError(

@@ -123,7 +123,7 @@ def benchmark(
         ),
     ] = 900.0,
 ) -> int:
-    """How much faster the GPU trains a Keras model than the CPU, on each Keras backend: warm-up excluded, repeated windows, median and spread."""
+    """How much faster the GPU trains a Keras model than the CPU, on each Keras backend: warm-up excluded, repeated windows, median and spread. Exit 0: measured; 1: no device could run, or slower than --baseline; 2: bad input."""
     from tf_gpucheck import bench
 
     plan = bench.make_plan(

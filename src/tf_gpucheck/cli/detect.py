@@ -28,7 +28,7 @@ def detect(
     redact: RedactOption = False,
     cwd: CwdOption = None,
 ) -> None:
-    """Show what is here: system, NVIDIA driver and GPUs, CUDA libraries, TensorFlow's build and devices."""
+    """Show what is here: system, NVIDIA driver and GPUs, CUDA libraries, TensorFlow's build and devices. Exit 0: shown; 2: bad input; 130: interrupted."""
     snapshot = snapshot_for(
         ctx, None, python, timeout, tf=not no_tf, redact=redact, cwd=cwd, installer=not no_tf
     )

@@ -45,7 +45,7 @@ def fleet(
         typer.Option(
             "--ray",
             help="Collect the snapshots from every alive node of a Ray cluster (pip install "
-            "'tf-gpucheck[ray]'), then judge them here.",
+            "'tf_gpucheck[ray]'), then judge them here.",
         ),
     ] = False,
     node_timeout: Annotated[

@@ -42,11 +42,18 @@ def matrix(
     source: FromOption = None,
     matrix_file: MatrixOption = None,
 ) -> None:
-    """The TensorFlow / Python / CUDA / cuDNN / compute capability / driver table, with its sources."""
+    """The TensorFlow / Python / CUDA / cuDNN / compute capability / driver table, with its sources. Exit 0: rows shown; 1: no row matches; 2: bad input."""
     from tf_gpucheck.matrix import load_matrix
     from tf_gpucheck.render import matrix as render
     from tf_gpucheck.render.console import emit, make_console
 
+    if not recommend and (source is not None or python is not None):
+        given = "--from" if source is not None else "--python"
+        raise GpucheckError(
+            f"{given} names an environment, and only --recommend reads one",
+            reference="options-conflict",
+            hint=f"gpucheck matrix --recommend {given} ...  # what to install there",
+        )
     table = load_matrix(matrix_file)
     if recommend:
         from tf_gpucheck.installer.recommend import recommend as recommend_for

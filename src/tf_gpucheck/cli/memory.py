@@ -83,7 +83,7 @@ def configure_memory(
     source: FromOption = None,
     timeout: TimeoutOption = 120.0,
 ) -> int:
-    """Set GPU memory growth, limits and virtual GPUs; apply them in a fresh TensorFlow process and prove they took."""
+    """Set GPU memory growth, limits and virtual GPUs; apply them in a fresh TensorFlow process and prove they took. Exit 0: applied and verified (or only emitted); 1: no GPU to configure, or the plan did not apply; 2: bad input."""
     from tf_gpucheck import memory
     from tf_gpucheck.checks.facts import no_gpu_reason, visible_gpus
 

@@ -55,7 +55,7 @@ def collect_from_ray(
         raise GpucheckError(
             "Ray is not installed in this Python",
             reference="ray-missing",
-            hint="pip install 'tf-gpucheck[ray]'",
+            hint="pip install 'tf_gpucheck[ray]'",
         ) from None
     connected_here = not ray.is_initialized()
     if connected_here:

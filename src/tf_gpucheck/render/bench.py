@@ -163,10 +163,15 @@ def _verdict(report: BenchReport) -> RenderableType:
             )
         )
     if report.gpu_reason is not None and "gpu" in report.plan.devices:
+        # the reason was said where the GPU's row is: once is enough
+        said = any(
+            r.device == "gpu" and r.status != "ok" and r.reason == report.gpu_reason
+            for r in report.results
+        )
+        why = "said above" if said else report.gpu_reason
         parts.append(
             Text(
-                f"no GPU speedup: the GPU did not run ({report.gpu_reason}). "
-                "The CPU figures stand on their own.",
+                f"no GPU speedup: the GPU did not run ({why}). The CPU figures stand on their own.",
                 style="muted",
             )
         )

@@ -187,8 +187,12 @@ def _tensorflow(tf: TensorflowInfo) -> RenderableType:
     build = tf.build_info or {}
     if build:
         if build.get("is_cuda_build"):
-            built = (
-                f"CUDA {build.get('cuda_version', '?')}, cuDNN {build.get('cudnn_version', '?')}"
+            cudnn = str(build.get("cudnn_version", "?"))
+            # build_info.py gives cuDNN's major alone ("9"); say so, as doctor names the release
+            # TensorFlow was tested with (9.3) from the tested configurations
+            major_only = cudnn.isdigit()
+            built = f"CUDA {build.get('cuda_version', '?')}, cuDNN {cudnn}" + (
+                " (its major: build_info.py names no more)" if major_only else ""
             )
         elif build.get("is_rocm_build"):
             built = "ROCm"

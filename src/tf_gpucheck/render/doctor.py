@@ -90,6 +90,9 @@ def render_verdict(report: Report, *, quiet: str | None = None) -> RenderableTyp
     verdict = report.verdict
     first = report.first_fix
     label, style = MARKS[verdict]
+    if verdict is Status.OK and first is not None:
+        # nothing failed, yet a cause is named (a line normal without a GPU): not "OK"
+        label, style = "note", "info"
     head = Text()
     head.append(f"{label.upper()}", style=style)
     if first is None:
@@ -139,15 +142,16 @@ def report_to_data(
     """The JSON report; ``node`` (which machine, as the snapshot names it) lets ``gpucheck fleet``
     read a set of reports."""
     first = report.first_fix
+    # the verdict and the first fix first: `gpucheck doctor --json | head` shows them
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
-        **snapshot_meta,
-        "node": to_data(node) if node is not None else None,
-        "notes": list(report.notes),
         "verdict": report.verdict.value,
         "exit_code": report.exit_code,
         "gpu_usable": report.gpu_usable,
         "first_fix": first.to_dict() if first else None,
+        **snapshot_meta,
+        "node": to_data(node) if node is not None else None,
+        "notes": list(report.notes),
         "findings": [f.to_dict() for f in report.findings],
         "causes": [c.to_dict() for c in report.causes],
         "similar": [m.to_dict() for m in report.similar],

@@ -30,6 +30,9 @@ _STYLE = {
 }
 
 
+_SO_NAME = re.compile(r"\blib\w+\.so(?:\.\d+)+\b")
+
+
 def stated_words(stated: StatedFacts) -> str:
     parts = []
     if stated.tf_version:
@@ -37,7 +40,11 @@ def stated_words(stated: StatedFacts) -> str:
     if stated.python_version:
         parts.append(f"Python {stated.python_version}")
     if stated.os:
-        parts.append(stated.os + (" (WSL2)" if stated.is_wsl else ""))
+        words = next((w for fact, w, _how in stated.spans if fact == "os"), "")
+        library = _SO_NAME.search(words) if stated.os == "Linux" else None
+        # a library's file name shows the OS, the text does not say it: say where it was seen
+        seen = f" (seen in the name {library.group(0)})" if library else ""
+        parts.append(stated.os + (" (WSL2)" if stated.is_wsl else "") + seen)
     elif stated.is_wsl:
         parts.append("WSL2")
     if stated.driver_version:
@@ -102,7 +109,7 @@ def render_explanation(result: Explanation, *, verbose: bool = False) -> Rendera
         parts.append(Text(result.note, style="muted"))
     said = stated_words(result.stated)
     if said:
-        parts.append(Text(f"the text states: {said}", style="muted"))
+        parts.append(Text(f"read in the text: {said}", style="muted"))
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")
