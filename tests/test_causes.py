@@ -69,3 +69,22 @@ def test_explain_cause_and_list(run_cli: Any) -> None:
     unknown = run_cli(["explain", "--cause", "no_such_thing"])
     assert unknown.exit_code == 2
     assert "no such cause code" in unknown.stderr
+
+
+def test_a_cause_whose_fix_is_words_has_its_words_in_causes_yaml_alone() -> None:
+    """One home per cause: the remedy of a documented cause is causes.yaml's text for the place."""
+    from tf_gpucheck.checks import causedocs, remedies
+    from tf_gpucheck.checks.diagnosis import Known
+    from tf_gpucheck.matrix import load_matrix
+
+    matrix = load_matrix()
+    source = (ROOT / "src/tf_gpucheck/checks/remedies.py").read_text(encoding="utf-8")
+    for code in remedies.DOCUMENTED:
+        fixes = dict(causedocs.doc(code).fix)
+        for place, platform in (("kubernetes", "kubernetes"), ("slurm", "slurm"), (None, "linux")):
+            said = remedies.fix_for(Known(place=place, os="Linux"), matrix)(code, ())
+            expected = fixes.get(platform) or fixes.get("any")
+            if expected is not None:
+                assert said == expected, (code, place)
+        for text in fixes.values():  # the words are not written again in the code
+            assert text[:40] not in source, (code, text[:40])

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from tf_gpucheck.checks import diagnosis, remedies, textual
+from tf_gpucheck.checks import diagnosis, remedies, textual, wholetext
 from tf_gpucheck.checks.findings import Report
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.reading import logscan, textfacts, textlines
@@ -266,7 +266,7 @@ def _explain(
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     if report.first_fix is None:
         # no message and no stated fact names a cause: what the text says as a whole
-        whole = textual.whole_reading_findings(
+        whole = wholetext.whole_reading_findings(
             lines, findings, classified, stated, known, matrix, model=model
         )
         if whole:

@@ -15,6 +15,62 @@ from typing import Any
 
 from tf_gpucheck._codec import DecodeError, from_data, to_data
 from tf_gpucheck.errors import ExitCode, GpucheckError
+from tf_gpucheck.installerfacts import (
+    LOCATION_KEYS,
+    PIP_TRUE,
+    InstallerInfo,
+    InstallerSetting,
+    PolicyAnswer,
+    UnmetRequirement,
+)
+from tf_gpucheck.libraryfacts import (
+    FileOwner,
+    LibrariesInfo,
+    LibraryInfo,
+    LibraryLocation,
+    LoaderRequest,
+    Resolution,
+)
+
+__all__ = [  # the snapshot's whole contract, the installer's part (installerfacts) included
+    "ENV_VARS",
+    "LOCATION_KEYS",
+    "PIP_TRUE",
+    "SCHEMA_VERSION",
+    "Distribution",
+    "FileOwner",
+    "FrameworkInfo",
+    "FrameworksInfo",
+    "GpuProcess",
+    "ImportsInfo",
+    "InstallerInfo",
+    "InstallerSetting",
+    "KernelInfo",
+    "LibrariesInfo",
+    "LibraryInfo",
+    "LibraryLocation",
+    "LoaderRequest",
+    "ModuleOrigin",
+    "NodeInfo",
+    "NvidiaRuntimeInfo",
+    "NvmlGpu",
+    "NvmlInfo",
+    "PackagesInfo",
+    "PlaceInfo",
+    "PolicyAnswer",
+    "RequirementInfo",
+    "Resolution",
+    "Snapshot",
+    "SystemInfo",
+    "TargetInfo",
+    "TensorflowInfo",
+    "TfConfigInfo",
+    "TfDevice",
+    "TfDeviceDetails",
+    "TfOpResult",
+    "UnmetRequirement",
+    "load_snapshot",
+]
 
 SCHEMA_VERSION = 5
 """Version of the snapshot's JSON shape; raised on any incompatible change.
@@ -118,151 +174,6 @@ class TargetInfo:
     makes_venvs: bool | None = None
     """``python -m venv`` with pip works with this interpreter (``venv`` and ``ensurepip`` are
     there; Debian ships ensurepip apart, in python3-venv). ``None``: not recorded."""
-
-
-@dataclass(frozen=True)
-class PolicyAnswer:
-    """The installer's answer, before resolving anything, to an install with ``options``."""
-
-    options: tuple[str, ...]
-    """``()`` for a plain install, ``("--user",)``."""
-    accepts: bool | None
-    """``True``: it would go on to resolve; ``False``: it refuses; ``None``: not asked."""
-    line: str | None = None
-    """Its own line for a refusal (``error: externally-managed-environment``), or why it was
-    not asked."""
-    crashed: bool = False
-    """The installer crashed (a Python traceback) instead of answering: it is broken, which is
-    not a refusal (``accepts`` is ``None``; ``line`` is the traceback's last line; schema 5)."""
-
-
-@dataclass(frozen=True)
-class UnmetRequirement:
-    """One line of the installer's own check, from the declaring package's side: ``of``
-    declares ``requirement`` on ``name``, and the environment has ``have`` (``None``: not
-    installed)."""
-
-    line: str
-    """Verbatim: "tf-keras 2.17.0 has requirement tensorflow<2.18,>=2.17, but you have
-    tensorflow 2.18.0." (pip), "The package `a` requires `b<2`, but `2.5` is installed" (uv)."""
-    of: str
-    of_version: str | None
-    name: str
-    requirement: str | None
-    """As the installer states it ("tensorflow<2.18,>=2.17"); pip names only the package of a
-    missing one."""
-    have: str | None
-    of_requested: bool | None = None
-    """The user asked for ``of`` by name (its REQUESTED file), rather than as a dependency."""
-    name_requested: bool | None = None
-    of_installed_at: float | None = None
-    name_installed_at: float | None = None
-
-
-PIP_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
-"""pip's strtobool (utils/misc.py): what turns a boolean option on."""
-
-LOCATION_KEYS = ("target", "prefix", "root")
-"""pip options that put an install somewhere other than the interpreter's own environment (pip's
-``--target``, ``--prefix``, ``--root``; its install command takes each from a config file or a
-``PIP_*`` variable as from the command line)."""
-
-
-@dataclass(frozen=True)
-class InstallerSetting:
-    """One pip option as ``install`` reads it: ``target = /x in /home/u/.config/pip/pip.conf``
-    or ``PIP_TARGET=/x``."""
-
-    key: str
-    """The option's long name: ``target``, ``index-url``."""
-    value: str
-    source: str
-    """The config file, or the variable (``PIP_TARGET``)."""
-
-    @property
-    def variable(self) -> bool:
-        return self.source.startswith("PIP_")
-
-
-@dataclass(frozen=True)
-class InstallerInfo:
-    """The target's installer, asked in the user's setting (see :mod:`tf_gpucheck.probes.installer`)."""
-
-    tool: str | None
-    """``pip``, ``uv`` (an environment uv made without pip), ``None``: none usable."""
-    version: str | None
-    path_pip: str | None = None
-    """The ``pip`` the user's PATH finds."""
-    path_pip_location: str | None = None
-    """The site-packages that ``pip`` runs from, as ``pip --version`` says (in the user's folder,
-    with their variables): the environment it installs into."""
-    policy: tuple[PolicyAnswer, ...] = ()
-    check: tuple[UnmetRequirement, ...] | None = None
-    """The installer's own check (``pip check``): every unmet requirement; ``()``: none;
-    ``None``: not run."""
-    check_by: str | None = None
-    check_error: str | None = None
-    """Why there is no check (``check`` ``None``): the installer's check crashed, ran past its
-    time, or the requirements were not read (schema 5)."""
-    error: str | None = None
-    """Why it was not asked."""
-    no_index: str | None = None
-    """Where the target's installer is set not to reach any package index (pip: ``PIP_NO_INDEX=1``
-    or ``no-index = true in FILE``, as ``pip config debug`` lists its settings; uv:
-    ``UV_OFFLINE=1``, ``offline`` or ``no-index`` in its settings); ``None``: not set, or not
-    asked."""
-    find_links: tuple[str, ...] = ()
-    """Where pip looks for packages besides an index (its ``find-links`` setting, as ``pip
-    config debug`` lists it): with ``no-index``, the only place it looks."""
-    find_links_projects: tuple[str, ...] | None = None
-    """The projects (PEP 503 names) with a wheel or sdist in those ``find-links`` folders, read
-    from the file names as pip reads them; ``None``: not read (none set, or one is not a local
-    folder, or holds an archive whose name does not parse)."""
-    settings: tuple[InstallerSetting, ...] | None = None
-    """pip's settings for ``install`` as ``pip config debug`` lists them in the user's setting:
-    for each option, the value its config files give it (a later file over an earlier one,
-    ``[install]`` over ``[global]``) and, apart, the ``PIP_*`` variable that overrides it;
-    ``None``: not asked (uv, a pip without ``config debug``)."""
-
-    def crash(self) -> str | None:
-        """The installer's last traceback line where it crashed instead of answering."""
-        return next((a.line or "it crashed" for a in self.policy if a.crashed), None)
-
-    def user_setting(self) -> InstallerSetting | None:
-        """pip's ``user`` option where it is on for ``install`` (``PIP_USER=1``, ``user = true``
-        in a config file: installs go to the user site); ``None``: off, or not asked. A variable
-        overrides every file."""
-        found = [s for s in self.settings or () if s.key == "user"]
-        setting = next((s for s in found if s.variable), found[0] if found else None)
-        if setting is None or setting.value.strip().lower() not in PIP_TRUE:
-            return None
-        return setting
-
-    def placed_elsewhere(self) -> tuple[InstallerSetting, ...]:
-        """The settings that put pip's installs somewhere other than the environment."""
-        return tuple(s for s in self.settings or () if s.key in LOCATION_KEYS)
-
-    def location_lift(self) -> tuple[tuple[str, str], ...]:
-        """The variables that set :meth:`placed_elsewhere` aside for one install, the user's
-        other settings kept: a variable of theirs emptied (pip skips an empty variable); for a
-        config file's, ``PIP_CONFIG_FILE=/dev/null`` (pip then reads no config file) and every
-        other setting the files hold as its ``PIP_*`` variable (one the user sets stays
-        theirs). ``()``: nothing to set aside."""
-        placed = self.placed_elsewhere()
-        if not placed:
-            return ()
-        settings = self.settings or ()
-        variables = {s.key for s in settings if s.variable}
-        lift: list[tuple[str, str]] = []
-        if any(not s.variable for s in placed):
-            lift.append(("PIP_CONFIG_FILE", "/dev/null"))
-            lift += [
-                ("PIP_" + s.key.upper().replace("-", "_"), s.value)
-                for s in settings
-                if not s.variable and s.key not in LOCATION_KEYS and s.key not in variables
-            ]
-        lift += [(s.source, "") for s in placed if s.variable]
-        return tuple(lift)
 
 
 @dataclass(frozen=True)
@@ -525,107 +436,6 @@ class NvmlInfo:
     gpus: tuple[NvmlGpu, ...] = ()
     error_code: str | None = None
     """Stable name of the NVML failure (library_not_found, driver_not_loaded, lib_rm_version_mismatch, ...)."""
-
-
-@dataclass(frozen=True)
-class LibraryLocation:
-    """One place a CUDA library was found."""
-
-    path: str
-    source: str
-    """Where it was found: pip, ld_library_path, ldconfig, cuda_home or wsl."""
-    package: str | None = None
-    """The pip distribution that ships it, for source "pip"."""
-    file_version: str | None = None
-    """Version read from the file name (libcudnn.so.9.1.0 -> "9.1.0")."""
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """Where the dynamic loader finds one SONAME for TensorFlow, searched in its own order
-    (ld.so(8)): the requesting library's RPATH (when it has no RUNPATH), LD_LIBRARY_PATH, its
-    RUNPATH (``$ORIGIN`` expanded), /etc/ld.so.cache, the system folders."""
-
-    soname: str
-    """``libcudnn.so.9``: the name a program asks for (the file's DT_SONAME)."""
-    path: str | None
-    """The file the loader takes for it; ``None``: not on the loader's path."""
-    via: str | None = None
-    """``rpath``, ``ld_library_path``, ``runpath``, ``ld_cache``, ``default``."""
-    requester: str | None = None
-    """The library whose RPATH/RUNPATH was searched (TensorFlow's), when there is one."""
-    loadable: bool | None = None
-    load_error: str | None = None
-    version: str | None = None
-    """As the library's own call reports it once loaded (``cudnnGetVersion``); ``None``: no such
-    call, or it did not load."""
-
-
-@dataclass(frozen=True)
-class LibraryInfo:
-    """One CUDA library TensorFlow may load."""
-
-    name: str
-    """Base name: libcudart, libcudnn, ..."""
-    locations: tuple[LibraryLocation, ...]
-    loaded_path: str | None = None
-    """The file that was tried with dlopen (``None``: nothing found, nothing tried)."""
-    loadable: bool | None = None
-    load_error: str | None = None
-    """dlopen's error text, verbatim."""
-    version: str | None = None
-    """Version reported by the library's own API when it loaded, else from the file name."""
-    resolutions: tuple[Resolution, ...] = ()
-    """Each SONAME found for it, resolved as the loader would (schema 4)."""
-
-
-@dataclass(frozen=True)
-class LoaderRequest:
-    """A library TensorFlow's own dynamic-library loader can open: tsl's ``dso_loader.cc`` has one
-    ``Get<Name>DsoHandle`` function per library, and the binaries that define or call it name it
-    in their dynamic symbols (read from the files, schema 5)."""
-
-    handle: str
-    """``<Name>``: ``CudaRuntime``, ``Cublas``, ``Curand``, ``Cudnn`` ..."""
-    binaries: tuple[str, ...]
-    """TensorFlow's files whose dynamic symbols name it."""
-
-
-@dataclass(frozen=True)
-class FileOwner:
-    """Which installed distributions' RECORD files list one library file (schema 5)."""
-
-    path: str
-    owner: str
-    """The distribution whose files these are now: of those listing it, the last installed."""
-    owner_version: str | None = None
-    also_listed_by: tuple[str, ...] = ()
-    """Other distributions whose RECORD lists the same path, installed before the owner (their
-    copy was overwritten), each as ``name version``."""
-
-
-@dataclass(frozen=True)
-class LibrariesInfo:
-    """Where the CUDA libraries are, and whether they load."""
-
-    probed: bool
-    reason: str | None
-    """Why the libraries were not probed (not Linux, ...), else ``None``."""
-    libraries: tuple[LibraryInfo, ...] = ()
-    ptxas: str | None = None
-    """The ptxas XLA would use (pip nvidia-cuda-nvcc wheel, CUDA_HOME/bin, PATH), if any."""
-    libdevice: str | None = None
-    """libdevice.10.bc for XLA (pip wheel, --xla_gpu_cuda_data_dir, CUDA_HOME/nvvm), if any."""
-    requesters: tuple[str, ...] = ()
-    """TensorFlow's own libraries whose RPATH/RUNPATH the search used (schema 4)."""
-    search: tuple[str, ...] = ()
-    """The folders searched, in the loader's order, each as ``via:folder`` (schema 4)."""
-    loader_requests: tuple[LoaderRequest, ...] | None = None
-    """What TensorFlow's own binaries can ask the loader for; ``None``: they were not read (no
-    TensorFlow found, or a snapshot older than schema 5)."""
-    owners: tuple[FileOwner, ...] = ()
-    """For each library file the loader would give TensorFlow, the distributions whose RECORD
-    lists it (schema 5)."""
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,16 @@ def doc(code: str) -> CauseDoc:
     return docs[code]
 
 
+def fix_where(code: str, platforms: tuple[str, ...]) -> str | None:
+    """The documented fix of ``code`` for the first of ``platforms`` it has one for, else its
+    ``any`` one: the cause's words live in causes.yaml alone (the remedies read them here)."""
+    fixes = dict(doc(code).fix)
+    for platform in (*platforms, "any"):
+        if platform in fixes:
+            return fixes[platform]
+    return None
+
+
 def messages(code: str, limit: int = 3) -> list[tuple[str, str]]:
     """(rule id, a real example line) of the log rules that point to ``code``."""
     from tf_gpucheck.reading.logrules import load as rules

@@ -41,7 +41,17 @@ def check_ids() -> list[str]:
     return [c.id for c in REGISTRY]
 
 
-LAYERS = ("platform", "installer", "install", "driver", "libraries", "gpus", "runtime")
+LAYERS = (
+    "platform",
+    "installer",
+    "imports",
+    "requirements",
+    "install",
+    "driver",
+    "libraries",
+    "gpus",
+    "runtime",
+)
 """The modules of :mod:`tf_gpucheck.checks.layers`, bottom up: their checks run in this order, and
 within a module in the order they are written."""
 

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from tf_gpucheck.checks import facts, stale
+from tf_gpucheck.checks import causedocs, facts, stale
 from tf_gpucheck.checks.diagnosis import Evidence, Known
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix, TfRelease
@@ -99,7 +99,7 @@ def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
             "limit)"
         )
     if known.place in ("colab", "kaggle"):
-        return NOTEBOOK_GPU
+        return causedocs.fix_where("notebook_no_accelerator", ()) or ""
     if known.is_wsl:
         return "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
     if known.os == "Windows":
@@ -625,12 +625,35 @@ def _keras_backend_cpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence
     return 'unset KERAS_BACKEND  # and check "backend" in ~/.keras/keras.json; or install a CUDA build of the backend it names'
 
 
-@remedy("cuda_stub_libcuda")
-def _stub(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "remove the CUDA stubs folder (lib64/stubs) from LD_LIBRARY_PATH and /etc/ld.so.conf.d: "
-        "its libcuda.so is for linking only; the driver's libcuda.so.1 must be found instead"
-    )
+DOCUMENTED = (
+    "cuda_stub_libcuda",
+    "container_capabilities_missing",
+    "pod_no_gpu",
+    "slurm_no_gpu",
+    "notebook_no_accelerator",
+    "wsl_driver_problem",
+    "nvml_error",
+    "tf_sees_fewer_gpus",
+)
+"""Causes whose fix is words, not computed: the words live in causes.yaml alone."""
+
+
+def _documented(code: str) -> Remedy:
+    def remedy_words(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
+        return causedocs.fix_where(code, _platforms(known))
+
+    return remedy_words
+
+
+for _code in DOCUMENTED:
+    REMEDIES[_code] = _documented(_code)
+
+
+def _platforms(known: Known) -> tuple[str, ...]:
+    """The causes.yaml platforms that fit where this runs, most specific first."""
+    place = {"docker": "container", "podman": "container"}.get(known.place or "", known.place)
+    by_os = {"Windows": "windows", "Darwin": "macos"}.get(known.os or "", "linux")
+    return tuple(p for p in (place, "wsl2" if known.is_wsl else None, by_os) if p)
 
 
 @remedy("container_no_gpu")
@@ -648,53 +671,6 @@ def _container(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> st
         "Toolkit and run sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl "
         "restart docker"
     )
-
-
-@remedy("container_capabilities_missing")
-def _capabilities(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility ...  # compute mounts libcuda"
-
-
-@remedy("pod_no_gpu")
-def _pod(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "if the cluster has GPU nodes: give the container a GPU: resources.limits "
-        "nvidia.com/gpu: 1 (and runtimeClassName: "
-        "nvidia where the cluster uses one); kubectl describe nodes | grep nvidia.com/gpu shows "
-        "what the device plugin offers"
-    )
-
-
-@remedy("slurm_no_gpu")
-def _slurm(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "ask SLURM for a GPU: #SBATCH --gres=gpu:1 (or srun --gpus=1 ...)"
-
-
-@remedy("notebook_no_accelerator")
-def _notebook(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return NOTEBOOK_GPU
-
-
-NOTEBOOK_GPU = "choose a GPU runtime: Colab: Runtime > Change runtime type > GPU; Kaggle: Settings > Accelerator > GPU"
-
-
-@remedy("wsl_driver_problem")
-def _wsl_driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "keep only the Windows NVIDIA driver: remove Linux driver packages inside WSL "
-        "(sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*'), then wsl --shutdown; "
-        "libcuda must come from /usr/lib/wsl/lib"
-    )
-
-
-@remedy("nvml_error")
-def _nvml_error(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "nvidia-smi -q  # and the kernel log (sudo dmesg | grep -i -E 'NVRM|Xid'); a reboot clears a lost GPU"
-
-
-@remedy("tf_sees_fewer_gpus")
-def _sees_no_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "gpucheck doctor  # on the machine that ran it: it names why TensorFlow sees no GPU"
 
 
 def remedy_for(code: str, snapshot: Snapshot, matrix: Matrix) -> str | None:

@@ -8,9 +8,9 @@ import os
 from tf_gpucheck import factwords
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
-from tf_gpucheck.checks.layers.install import not_recorded
 from tf_gpucheck.checks.layers.libraries import unmet_pins
 from tf_gpucheck.checks.layers.platform import minor_version
+from tf_gpucheck.checks.layers.requirements import not_recorded
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix

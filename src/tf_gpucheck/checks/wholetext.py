@@ -1,0 +1,125 @@
+"""What a text says as a whole, where no recognised message and no stated fact names a cause:
+the reader's model (:mod:`tf_gpucheck.reading.textmodel`), said as such, or "cannot tell for
+sure" with the two likeliest causes and what would decide between them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tf_gpucheck.checks import diagnosis, remedies
+from tf_gpucheck.checks.findings import Finding, Status
+from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.reading import logscan, textfacts
+
+_FAILED = re.compile(
+    r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b|\bfail(?:s|ed|ing|ure)?\b"
+    r"|\bcannot\b|\bcan't\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
+    r"|\bcrash|\bhangs?\b|\bslow\b|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bno gpu\b"
+    r"|报错|错误|失败|无法|不能|エラー|失敗|できない|오류|에러|안 ?됨|실패",
+    re.IGNORECASE,
+)
+"""Words of a report that something went wrong (in the languages of the corpus): such a text is
+never answered "nothing to fix" for want of a recognised message."""
+
+
+def _looks_fine(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
+    """A short text of versions and no message at all: nothing in it to read a failure from."""
+    return not any(line.rule is not None for line in classified) and len(classified) <= 2
+
+
+DECIDES = {
+    "driver": "nvidia-smi on that machine (and its exit code) decides",
+    "library": 'the whole output of python -c "import tensorflow as tf; '
+    "print(tf.config.list_physical_devices('GPU'))\" on that machine decides",
+    "install": "pip list and python --version in that environment decide",
+    "other": "gpucheck doctor on that machine decides (it observes what a text cannot say)",
+}
+_DECIDER_OF = {
+    "no_nvidia_driver": "driver",
+    "driver_too_old": "driver",
+    "nvml_driver_mismatch": "driver",
+    "cuda_init_failed": "driver",
+    "no_nvidia_gpu": "driver",
+    "cuda_libs_missing": "library",
+    "cudnn_missing": "library",
+    "cudnn_version_mismatch": "library",
+    "tf_cpu_only_build": "library",
+    "python_unsupported": "install",
+    "install_resolution_failed": "install",
+    "tf_requirement_unmet": "install",
+    "keras_mismatch": "install",
+    "numpy_incompatible": "install",
+    "protobuf_incompatible": "install",
+    "multiple_tf_distributions": "install",
+}
+
+
+def whole_reading_findings(
+    lines: Sequence[str],
+    findings: Sequence[Finding],
+    classified: Sequence[logscan.LogLine],
+    stated: textfacts.StatedFacts,
+    known: diagnosis.Known,
+    matrix: Matrix,
+    model: object | None = None,
+) -> list[Finding]:
+    """The cause the text says as a whole (:mod:`tf_gpucheck.reading.textmodel`), where no
+    recognised message and no stated fact names one: the model's most likely cause, said as
+    such; below its calibrated threshold, "cannot tell for sure" with the two likeliest causes
+    and what would decide between them. Only a text whose recognised lines are all harmless
+    and that says nothing went wrong is left "nothing to fix"."""
+    from tf_gpucheck.checks import causedocs
+    from tf_gpucheck.reading import textmodel
+
+    if model is textmodel.OFF:
+        return []
+    reader = model if model is not None else textmodel.load()
+    if not isinstance(reader, textmodel.Model):
+        return []
+    named = [f for f in findings if f.cause and f.cause not in diagnosis.SYMPTOMS]
+    if named or not lines:
+        return []
+    ranked = reader.probabilities(textmodel.features(lines, classified, stated))
+    recognised = [line.rule for line in classified if line.rule is not None]
+    only_noise = bool(recognised) and all(
+        rule.kind in ("harmless", "good", "context") for rule in recognised
+    )
+    # what the words say went wrong, outside the lines the rules know (a harmless message such
+    # as "Unable to register cuDNN factory" says "unable" too)
+    failed = any(_FAILED.search(line.text) for line in classified[:5000] if line.rule is None)
+    causes = [(code, p) for code, p in ranked if code != "noise"]
+    top, _p = ranked[0]
+    (code, p), (second, p2) = causes[0], causes[1]
+    if top == "noise" and not failed:
+        return []  # it reads as harmless, and nothing outside the known messages says otherwise
+    if not failed and (
+        any(f.status is Status.OK for f in findings) or _looks_fine(stated, classified)
+    ):
+        return []  # what it states was judged and fits, and nothing says otherwise
+    if only_noise:
+        return []  # the rules know every message here as harmless: words do not override them
+    try:
+        title = causedocs.doc(code).title
+    except Exception:  # a model trained on a code this build no longer documents
+        title = code
+    fix = remedies.fix_for(known, matrix)(code, ())
+    sure = p >= reader.threshold and top != "noise"
+    if sure:
+        summary = (
+            f"no message here names a cause; the text as a whole reads as {code}: {title} ({p:.0%})"
+        )
+        status = Status.FAIL
+    else:
+        decider = DECIDES[_DECIDER_OF.get(code, "other")]
+        summary = (
+            f"cannot tell for sure from the text: most likely {code} ({p:.0%}), else {second} "
+            f"({p2:.0%}); {decider}"
+        )
+        status = Status.WARN
+    details = (
+        "Read by the reader's model (words, character n-grams, recognised messages and stated "
+        f"facts; {reader.trained_on}). The likeliest causes: "
+        + ", ".join(f"{c} {q:.0%}" for c, q in causes[:3])
+    )
+    return [Finding("reading", status, summary, details, fix, code)]
