@@ -221,6 +221,16 @@ _RE = {
     "req_met": re.compile(
         r"^all (?P<n>\d+) declared requirements of TensorFlow and Keras are met$"
     ),
+    # tf_requirements ok, from pip check's rules: "<by>: every requirement of TensorFlow, Keras and their packages is met"
+    "req_met_by": re.compile(
+        r"^(?P<by>.+): every requirement of TensorFlow, Keras and their packages is met$"
+    ),
+    # cuda_files details (warn): "<path>: now <owner> <version>'s, installed after <a> <v> (both list this file)"
+    "file_overwritten": re.compile(
+        r"^(?P<path>/\S+): now (?P<owner>\S+) (?P<version>\S+)'s, installed after (?P<before>.+) \(both list this file\)$"
+    ),
+    # cuda_files details (ok): "<path>: <owner> <version>"
+    "file_own": re.compile(r"^(?P<path>/\S+): (?P<owner>[a-z0-9][a-z0-9._-]*) (?P<version>\S+)$"),
     # tf_install fail: "TensorFlow is not installed in this Python"
     "tf_absent": re.compile(r"^TensorFlow is not installed in this Python$"),
     # tf_install fail: "2 TensorFlow distributions are installed at once: tensorflow, tensorflow-cpu"
@@ -329,7 +339,7 @@ def text_statements(finding: Json) -> list[Statement]:
                 )
             elif m := _RE["numpy_abi"].match(line):
                 add("numpy_abi", line, numpy=m["numpy"], tensorflow=m["tf"])
-        if _RE["req_met"].match(summary):
+        if _RE["req_met"].match(summary) or _RE["req_met_by"].match(summary):
             add("requirements_met", summary, of=["tensorflow*", "keras", "tf-keras"])
     elif check == "tf_install":
         if _RE["tf_absent"].match(summary):
@@ -382,6 +392,12 @@ def text_statements(finding: Json) -> list[Statement]:
                 )
             elif m := _RE["library_absent"].match(line):
                 add("library_absent", line, name=m["name"])
+    elif check == "cuda_files":
+        for line in lines:
+            if m := _RE["file_overwritten"].match(line):
+                add("file_owner", line, path=m["path"], owner=m["owner"], overwrote=True)
+            elif m := _RE["file_own"].match(line):
+                add("file_owner", line, path=m["path"], owner=m["owner"], overwrote=False)
     elif check == "place":
         if m := _RE["no_nodes"].match(summary):
             add("device_nodes", summary, pattern="/dev/nvidia*", found=[])
@@ -1075,6 +1091,8 @@ def judge(statement: Statement, oracle: Oracle) -> None:
         said = "compiled using NumPy 1.x cannot be run in" in err
         verdict = "true" if code != 0 or said else "false"
         truth = "import tensorflow: " + (err.strip().splitlines() or ["ok"])[-1][:200]
+    elif kind == "file_owner":
+        verdict, truth = _judge_owner(claim, oracle)
     elif kind in ("library", "library_absent"):
         verdict, truth = _judge_library(
             claim, oracle, absent=kind == "library_absent", asked=statement.check != "nvidia_driver"
@@ -1238,6 +1256,45 @@ def _judge_requirement(statement: Statement, oracle: Oracle) -> tuple[str, str]:
         )
     return "false", f"{tool} does not list {of}'s requirement on {name}" + (
         f" ({shown})" if shown else ""
+    )
+
+
+def _record_hash(path: str) -> str:
+    """The file's sha256 as RECORD files write it (urlsafe base64, no padding)."""
+    import base64
+
+    digest = hashlib.sha256(Path(path).read_bytes()).digest()
+    return "sha256=" + base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def _judge_owner(claim: Json, oracle: Oracle) -> tuple[str, str]:
+    """Whose file this is, by its content: the distribution whose RECORD lists the path with the
+    hash the file has now (not by install times, which doctor reads)."""
+    path = os.path.realpath(str(claim["path"]))
+    if not os.path.isfile(path):
+        return "false", f"{path} is not there"
+    now = _record_hash(path)
+    listers: dict[str, str] = {}
+    for record in glob.glob(
+        os.path.join(oracle.built.w, "**", "*.dist-info", "RECORD"), recursive=True
+    ):
+        site = os.path.dirname(os.path.dirname(record))
+        name = canonicalize_name(os.path.basename(os.path.dirname(record)).split("-")[0])
+        for row in Path(record).read_text(encoding="utf-8", errors="replace").splitlines():
+            parts = row.rsplit(",", 2)
+            if len(parts) == 3 and os.path.realpath(os.path.join(site, parts[0])) == path:
+                listers[str(name)] = parts[1]
+    owner = canonicalize_name(str(claim["owner"]))
+    matching = sorted(n for n, h in listers.items() if h == now)
+    if owner not in matching:
+        return (
+            "false",
+            f"the file's content is {matching or 'no listed'} distribution's, not {owner}'s (listed by {sorted(listers)})",
+        )
+    if claim.get("overwrote") and not [n for n in listers if n != owner]:
+        return "false", f"no other distribution's RECORD lists {path}"
+    return "true", f"its content matches {owner}'s RECORD" + (
+        f"; also listed by {sorted(n for n in listers if n != owner)}" if len(listers) > 1 else ""
     )
 
 

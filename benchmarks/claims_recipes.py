@@ -109,6 +109,21 @@ COMPANIONS: dict[str, tuple[str, ...]] = {
 """Releases of what people install next to TensorFlow. ``nvidia-cudnn-cu11`` and ``-cu12`` unpack
 into the same folder, nvidia/cudnn/lib (libcudnn.so.8 and libcudnn.so.9 side by side)."""
 
+OTHER_FRAMEWORK_WHEELS: dict[str, tuple[str, ...]] = {
+    "nvidia-cudnn-cu13": ("9.13.0.50", "9.19.0.56"),
+    "nvidia-nccl-cu13": ("2.28.3",),
+}
+"""What another framework installed after TensorFlow brings into the same ``nvidia/*/lib``
+folders: PyPI's PyTorch for CUDA 13 depends on these (its METADATA, torch 2.9-2.10); they are
+installed here with ``--no-deps``, as the part of ``pip install torch`` that touches TensorFlow's
+files (the torch wheel itself is several GB and changes nothing of TensorFlow's)."""
+
+PIP_RELEASES: tuple[str, ...] = ("21.3.1", "23.0.1", "24.0", "25.2")
+"""Older and newer pip releases people have in an environment (``pip install pip==X``)."""
+
+AND_CUDA_CONTROLS: tuple[tuple[str, str], ...] = (("3.11", "2.21.0"), ("3.11", "2.16.2"))
+"""The standard ``pip install "tensorflow[and-cuda]==X"`` of a release, drawn as a control."""
+
 WHEEL_PYTHONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("numpy", "1.23.5"): ("3.9", "3.10", "3.11"),
     ("numpy", "1.26.4"): ("3.9", "3.10", "3.11", "3.12"),
@@ -143,6 +158,7 @@ LAYOUTS: dict[str, int] = {
     "copied": 6,
     "no_tf": 6,
     "user_site_in_venv": 6,
+    "and_cuda": 5,
 }
 """How the interpreter and its environment were made, and how often a run draws each."""
 
@@ -295,6 +311,12 @@ def draw(seed: int, index: int, grammar: Grammar, only: str | None = None) -> Re
         python = tf[0]
     if layout == "no_tf":
         tf = None
+    if layout == "and_cuda":
+        if grammar.light:
+            layout = "venv"
+        else:
+            python, release = rng.choice(AND_CUDA_CONTROLS)
+            tf = (python, "tensorflow", release)
     recipe: Recipe = {
         "format": FORMAT,
         "seed": seed,
@@ -342,6 +364,10 @@ def draw(seed: int, index: int, grammar: Grammar, only: str | None = None) -> Re
             )
         else:
             install_tf("env/bin/python", installer)
+    elif layout == "and_cuda" and tf is not None:
+        # the control: the install most users have, as the TensorFlow documentation gives it
+        steps.append({"do": "venv", "python": python, "path": "env", "flags": []})
+        steps.append(_install("pip", "env/bin/python", [f"tensorflow[and-cuda]=={tf[2]}"], []))
     elif layout == "uv":
         flags = ["--seed"] if _chance(rng, 0.3) else []
         steps.append({"do": "uv_venv", "python": python, "path": "env", "flags": flags})
@@ -429,8 +455,33 @@ def _history_step(
 ) -> Step | None:
     """One more command of the package history: install, upgrade, downgrade, reinstall,
     uninstall, or a second TensorFlow distribution."""
-    kind = _weighted(rng, {"install": 10, "uninstall": 3, "tf": 0 if grammar.light else 1})
+    kind = _weighted(
+        rng,
+        {
+            "install": 10,
+            "uninstall": 3,
+            "tf": 0 if grammar.light else 1,
+            "other_framework": 0 if grammar.light or tf is None else 2,
+            "pip": 0 if installer == "uv" else 1,
+            "remove_files": 1,
+        },
+    )
     table = LIGHT if grammar.light or tf is None else COMPANIONS
+    if kind == "other_framework":
+        names = sorted(OTHER_FRAMEWORK_WHEELS)
+        picked = rng.sample(names, k=rng.choice((1, len(names))))
+        specs = [f"{n}=={rng.choice(OTHER_FRAMEWORK_WHEELS[n])}" for n in sorted(picked)]
+        return _install(installer, python, specs, [*extra, "--no-deps"])
+    if kind == "pip":
+        return {
+            "do": "pip",
+            "python": python,
+            "args": ["install", f"pip=={rng.choice(PIP_RELEASES)}"],
+        }
+    if kind == "remove_files":
+        # a package's files deleted by hand (or left so by a failed uninstall): its record stays
+        name = rng.choice(sorted(table))
+        return {"do": "rm_package", "python": python, "package": name}
     if kind == "uninstall":
         names = sorted(table) + ([tf[1]] if tf else [])
         name = rng.choice(names)
@@ -894,9 +945,36 @@ class Builder:
             command = ["cp", "-r", str(w / step["from"]), str(w / step["to"])]
         elif do in ("pip", "uv_pip"):
             return self._install(step, recipe, env)
+        elif do == "rm_package":
+            return self._remove_package(step)
         else:
             raise ValueError(f"unknown step {do!r}")
         return _execute(command, env, w)
+
+    def _remove_package(self, step: Step) -> StepResult:
+        """``rm -rf`` of the top-level folders a distribution's RECORD lists (its dist-info
+        kept): what deleting a package by hand, or a failed uninstall, leaves. Unlinks only, so a
+        hard-linked base is never touched."""
+        python = substitute(step["python"], self.w, self.pythons)
+        if not python.startswith("/"):
+            python = str(self.w / python)
+        code = (
+            "import importlib.metadata as m, sys\n"
+            "try: d = m.distribution(sys.argv[1])\n"
+            "except m.PackageNotFoundError: sys.exit(0)\n"
+            "tops = sorted({str(f).split('/')[0] for f in d.files or () "
+            "if not str(f).split('/')[0].endswith(('.dist-info', '.egg-info', '..'))})\n"
+            "print('\\n'.join(str(d.locate_file(t)) for t in tops))\n"
+        )
+        listed = _execute([python, "-c", code, step["package"]], self._env(), self.w)
+        folders = [line for line in listed.output_tail.splitlines() if line.startswith(str(self.w))]
+        for folder in folders:
+            target = Path(folder)
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+        return StepResult(["rm", "-rf", *folders], 0, 0.0, "")
 
     def _install(self, step: Step, recipe: Recipe, env: dict[str, str]) -> StepResult:
         w = self.w
@@ -978,7 +1056,7 @@ def _explicit_versions(results: Sequence[StepResult], steps: Sequence[Step]) -> 
         for spec in requirement_specs(step["args"]):
             name, _, version = spec.partition("==")
             if version:
-                out[name] = version
+                out[name.split("[")[0]] = version  # tensorflow[and-cuda]==2.21.0: tensorflow
     return out
 
 
@@ -1033,4 +1111,6 @@ def commands(recipe: Recipe) -> list[str]:
             out.append(f"cp -r $W/{step['from']} $W/{step['to']}")
         elif do == "mkdir":
             out.append(f"mkdir -p $W/{step['path']}")
+        elif do == "rm_package":
+            out.append(f"rm -rf the files of {step['package']} (its record kept)")
     return [" ".join(c.split()) for c in out]
