@@ -47,9 +47,14 @@ NOT_YET = "not yet answered: the installer is still resolving it; gpucheck docto
 
 
 def detached() -> bool:
-    """Dry runs go to worker processes that outlive doctor (off: ``TF_GPUCHECK_PROOF_WORKERS=0``,
-    as the test suite sets it, then they run in threads and are stopped at the end)."""
-    return os.environ.get("TF_GPUCHECK_PROOF_WORKERS", "1") != "0"
+    """Dry runs go to worker processes that outlive doctor, to answer the next one; not in CI
+    (``CI`` set: nobody runs doctor there again, and a job should leave no process behind) nor
+    with ``TF_GPUCHECK_PROOF_WORKERS=0`` (the test suite): then they run in threads and are
+    stopped when doctor ends."""
+    setting = os.environ.get("TF_GPUCHECK_PROOF_WORKERS")
+    if setting is not None:
+        return setting != "0"
+    return os.environ.get("CI", "").lower() in ("", "0", "false")
 
 
 class Prover:

@@ -87,6 +87,8 @@ def cuda_files(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return skip("cuda_files", "this TensorFlow has no and-cuda extra")
     if not snapshot.libraries.probed:
         return skip("cuda_files", f"not searched: {snapshot.libraries.reason}")
+    if snapshot.schema_version < 5:
+        return skip("cuda_files", "not recorded (a snapshot before schema 5)")
     if not snapshot.libraries.owners:
         return skip(
             "cuda_files",
