@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,6 +159,23 @@ def run_cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
 
 def pytest_report_header() -> str:
     return f"gpucheck scenarios: {len(SCENARIO_NAMES)} snapshots in {os.path.relpath(SNAPSHOTS)}"
+
+
+MACHINE_CHECKS = frozenset(
+    {"place", "nvidia_driver", "driver_version", "gpu_visibility", "compute_capability",
+     "tf_gpus", "cuda_libraries", "cudnn", "xla", "gpu_matmul"}
+)  # fmt: skip
+"""The checks about the machine's GPU, which a test machine without one always fails."""
+
+
+def first_environment_fix(report: dict[str, Any]) -> dict[str, Any]:
+    """The first cause of a ``doctor --json`` report that is about the environment, not about
+    the machine's GPU: on a test machine in a container without a GPU device, the container
+    comes first (rightly), and a test of an environment's fix reads the fix after it."""
+    for cause in report["causes"]:
+        if cause["status"] in ("fail", "warn") and cause["check"] not in MACHINE_CHECKS:
+            return dict(cause)
+    raise AssertionError(f"no environment cause: {[c['cause'] for c in report['causes']]}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -684,5 +684,7 @@ def test_here_judges_what_doctor_says_of_an_existing_environment(tmp_path: Path)
     assert judged, result.statements
     assert all(s.verdict == "true" for s in judged), [(s.said, s.truth) for s in judged]
     assert result.fix.status == "not_checked"
-    assert result.fix.cause == "tf_not_installed"
+    # the first cause of an empty venv: the install, or, in a container without a GPU device (as
+    # a test machine may be), the container before it
+    assert result.fix.cause in ("tf_not_installed", "container_no_gpu")
     assert result.fix.fix  # doctor's first fix, as printed, kept beside the verdicts

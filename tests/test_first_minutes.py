@@ -178,3 +178,21 @@ def test_a_place_that_reaches_no_gpu_comes_before_installing_tensorflow() -> Non
     assert first.cause == "container_no_gpu", [c.code for c in report.causes]
     later = next(c for c in report.causes if c.code == "tf_not_installed")
     assert "once the program can reach the GPU" in later.details
+
+
+def test_fix_holds_the_gpu_install_until_the_place_reaches_the_gpu() -> None:
+    """gpucheck fix in an empty venv in a container without a GPU device: the container comes
+    first (the user's to do) and the gigabytes of CUDA wheels wait for it, saying why."""
+    from tf_gpucheck.fix.plan import make_plan
+
+    bare = scenario("tf-not-installed")
+    place = PlaceInfo(
+        container="docker", markers=("/.dockerenv",), nvidia=NvidiaRuntimeInfo(device_nodes=())
+    )
+    snapshot = dataclasses.replace(bare, place=place)
+    plan = make_plan(run_checks(snapshot, load_matrix()), snapshot)
+    assert plan.steps[0].cause == "container_no_gpu"
+    install = next(s for s in plan.steps if s.cause == "tf_not_installed")
+    assert not install.runnable
+    assert "first the step above (container_no_gpu)" in install.why
+    assert not plan.runnable  # nothing of gigabytes is run before the GPU can be reached

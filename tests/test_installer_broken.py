@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import first_environment_fix
 from tf_gpucheck.probes.installer import _policy
 
 
@@ -63,7 +64,7 @@ def test_doctor_says_it_and_repairs_it_before_anything_else(old_pip: Path, tmp_p
     assert found["installer"]["status"] == "fail"
     assert found["installer"]["cause"] == "installer_broken"
     assert "crashes on this Python" in found["installer"]["summary"]
-    first = report["first_fix"]["fix"]
+    first = first_environment_fix(report)["fix"]
     # the repair comes before any pip of the line, and the line then works as pasted
     assert first.index("-m ensurepip --upgrade") < first.index("-m pip ")
     repair = first.split(" && ")[0]

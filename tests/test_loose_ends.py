@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import first_environment_fix
 from tests.test_target import make_venv, site_packages
 from tests.test_user_import import METADATA, install_fake
 
@@ -73,7 +74,7 @@ def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> Non
     result = _gpucheck(
         "doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0", cwd=tmp_path
     )
-    fix = json.loads(result.stdout)["first_fix"]["fix"]
+    fix = first_environment_fix(json.loads(result.stdout))["fix"]
     assert fix.startswith(f"uv pip install --python {python} "), fix
     assert fix.count("uv pip") == 1, fix
     assert fix.count("--python") == 1, fix

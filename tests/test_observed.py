@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import first_environment_fix
 from tests.test_fix import real_install, venv_with_pip, versions
 from tests.test_loose_ends import uv_venv
 from tests.test_target import make_venv, site_packages
@@ -104,7 +105,7 @@ def test_an_installer_that_refuses_the_target_gets_a_fresh_environment(tmp_path:
     if python is None:
         pytest.skip("no Python marked externally managed (PEP 668) on this machine")
     data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path))
-    fix = data["first_fix"]["fix"]
+    fix = first_environment_fix(data)["fix"]
     assert " -m venv " in fix, fix
     assert "externally-managed-environment" in fix  # the installer's own words, said on the line
     assert not fix.startswith(f"{python} -m pip install")
@@ -121,7 +122,7 @@ def test_a_target_variable_does_not_hide_an_externally_managed_python(tmp_path: 
         pytest.skip("no Python marked externally managed (PEP 668) on this machine")
     data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
                   PIP_TARGET=str(tmp_path / "pip-target"))  # fmt: skip
-    fix = data["first_fix"]["fix"]
+    fix = first_environment_fix(data)["fix"]
     assert " -m venv " in fix, fix
     assert "externally-managed-environment" in fix, fix
     assert f"PIP_TARGET={tmp_path / 'pip-target'}" in fix, fix
@@ -728,7 +729,7 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
 
     python = uv_venv(tmp_path / "uvenv")
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, UV_OFFLINE="1")
-    fix = data["first_fix"]["fix"]
+    fix = first_environment_fix(data)["fix"]
     assert fix.startswith(f"UV_OFFLINE=0 uv pip install --python {python} "), fix
     assert "your uv is set not to use the package index (UV_OFFLINE=1)" in fix, fix
 

@@ -67,7 +67,40 @@ def make_plan(report: Report, snapshot: Snapshot) -> Plan:
         seen.add(cause.fix)
         steps.append(read_step(cause.code, cause.status, cause.summary, cause.fix, windows))
     steps.sort(key=lambda step: depth(step.cause))
-    return Plan(tuple(steps))
+    return Plan(tuple(_after_the_place(steps)))
+
+
+GPU_INSTALLS = frozenset(
+    {"tf_not_installed", "tf_cpu_only_build", "cuda_libs_missing", "cudnn_missing",
+     "cudnn_version_mismatch"}
+)  # fmt: skip
+"""Steps that install TensorFlow's GPU build or its CUDA wheels (gigabytes); a repair of wheels
+already there (a pin, a file put back) is not held."""
+
+
+def _after_the_place(steps: list[Step]) -> list[Step]:
+    """Where it runs reaches no GPU (a container without one, a pod, a job, a notebook runtime
+    without an accelerator): that is the first thing to do, on the host or in the launcher, and
+    the GPU installs wait for it (several GB of CUDA wheels for a GPU this cannot reach)."""
+    from dataclasses import replace
+
+    from tf_gpucheck.checks.diagnosis import PLACE_CAUSES
+
+    place = next((s for s in steps if s.cause in set(PLACE_CAUSES.values())), None)
+    if place is None:
+        return steps
+    held = [
+        replace(
+            s,
+            operations=(),
+            why=f"first the step above ({place.cause}): installing the GPU packages now is for "
+            "a GPU this environment cannot reach yet; run gpucheck fix again once it can",
+        )
+        if s.runnable and s.cause in GPU_INSTALLS
+        else s
+        for s in steps
+    ]
+    return [place, *(s for s in held if s is not place)]
 
 
 TENSORFLOW_DISTRIBUTIONS = frozenset(
