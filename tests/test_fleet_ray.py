@@ -43,7 +43,7 @@ print(cluster.address, flush=True)
 sys.stdin.read()  # until the test closes stdin
 cluster.shutdown()
 """
-NODE_TIMEOUT_S = 20
+NODE_TIMEOUT_S = 45  # a loaded machine (the suite runs on every core) starts Ray workers slowly
 
 
 @pytest.fixture(scope="module")
