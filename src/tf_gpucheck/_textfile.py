@@ -17,29 +17,34 @@ def read_text(path: str, what: str = "log file", example: str | None = None) -> 
     GpucheckError (exit 2); an empty one is an empty string."""
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise GpucheckError(
+    except OSError as exc:
+        raise _unreadable(path, exc, what, example) from None
+    text = decode(data)
+    if text is None:
+        raise _binary(path)
+    return text
+
+
+def _unreadable(path: str, exc: OSError, what: str, example: str | None = None) -> GpucheckError:
+    """The one line for an input that cannot be read (missing, a folder, no permission)."""
+    if isinstance(exc, FileNotFoundError):
+        return GpucheckError(
             f"{path!r} does not exist",
             reference="input-missing",
             hint=example
             or "gpucheck explain train.log  # or pipe it: ... 2>&1 | gpucheck explain -",
-        ) from None
-    except IsADirectoryError:
-        raise GpucheckError(
-            f"{path!r} is a folder, not a {what}", reference="input-unreadable"
-        ) from None
-    except OSError as exc:
-        raise GpucheckError(
-            f"cannot read {path!r}: {exc.strerror}", reference="input-unreadable"
-        ) from None
-    text = decode(data)
-    if text is None:
-        raise GpucheckError(
-            f"{'standard input' if path == '-' else repr(path)} is binary, not text",
-            reference="input-binary",
-            hint="give the text log (stderr of the job, or text copied from the report)",
         )
-    return text
+    if isinstance(exc, IsADirectoryError):
+        return GpucheckError(f"{path!r} is a folder, not a {what}", reference="input-unreadable")
+    return GpucheckError(f"cannot read {path!r}: {exc.strerror}", reference="input-unreadable")
+
+
+def _binary(path: str) -> GpucheckError:
+    return GpucheckError(
+        f"{'standard input' if path == '-' else repr(path)} is binary, not text",
+        reference="input-binary",
+        hint="give the text log (stderr of the job, or text copied from the report)",
+    )
 
 
 class TextLines:
@@ -58,30 +63,14 @@ class TextLines:
             self._handle: BinaryIO = (
                 sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
             )
-        except FileNotFoundError:
-            raise GpucheckError(
-                f"{path!r} does not exist",
-                reference="input-missing",
-                hint="gpucheck explain train.log  # or pipe it: ... 2>&1 | gpucheck explain -",
-            ) from None
-        except IsADirectoryError:
-            raise GpucheckError(
-                f"{path!r} is a folder, not a {what}", reference="input-unreadable"
-            ) from None
+            head = self._handle.read(65536)  # a folder opens on some systems, reads on none
         except OSError as exc:
-            raise GpucheckError(
-                f"cannot read {path!r}: {exc.strerror}", reference="input-unreadable"
-            ) from None
-        head = self._handle.read(65536)
+            raise _unreadable(path, exc, what) from None
         if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             self._encoding = "utf-16"
         elif b"\x00" in head:
             self.close()
-            raise GpucheckError(
-                f"{'standard input' if path == '-' else repr(path)} is binary, not text",
-                reference="input-binary",
-                hint="give the text log (stderr of the job, or text copied from the report)",
-            )
+            raise _binary(path)
         else:
             self._encoding = "utf-8-sig"
         self._head = head
