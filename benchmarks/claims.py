@@ -100,6 +100,9 @@ def run_doctor(
     variables = dict(
         env if env is not None else (built.activate_env if activated else built.user_env)
     )
+    # doctor's dry runs end with it: a worker writing its answer into the environment's HOME
+    # after doctor returned would race the next environment's build of the same folder
+    variables["TF_GPUCHECK_PROOF_WORKERS"] = "0"
     command = [gpucheck_python, "-m", "tf_gpucheck", "doctor", "--json"]
     if no_tf:
         command.append("--no-tf")
