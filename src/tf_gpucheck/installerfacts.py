@@ -25,6 +25,16 @@ class PolicyAnswer:
 
 
 @dataclass(frozen=True)
+class Declared:
+    """One requirement an installed distribution declares (Requires-Dist), as read."""
+
+    of: str
+    of_version: str
+    requirement: str
+    """Without its marker (``ml-dtypes>=0.5.0``)."""
+
+
+@dataclass(frozen=True)
 class UnmetRequirement:
     """One line of the installer's own check, from the declaring package's side: ``of``
     declares ``requirement`` on ``name``, and the environment has ``have`` (``None``: not
@@ -45,6 +55,11 @@ class UnmetRequirement:
     name_requested: bool | None = None
     of_installed_at: float | None = None
     name_installed_at: float | None = None
+    others: tuple[Declared, ...] | None = None
+    """What every other installed distribution declares on ``name`` (its marker held for the
+    target), read from their metadata: whether meeting ``requirement`` breaks one of them
+    (``jax 0.6.2`` declares ``ml-dtypes>=0.5.0``); ``()``: none declares on it; ``None``: not
+    read (schema < 5, or the metadata was not read)."""
 
 
 PIP_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})

@@ -18,6 +18,7 @@ from tf_gpucheck.errors import ExitCode, GpucheckError
 from tf_gpucheck.installerfacts import (
     LOCATION_KEYS,
     PIP_TRUE,
+    Declared,
     InstallerInfo,
     InstallerSetting,
     PolicyAnswer,
@@ -37,6 +38,7 @@ __all__ = [  # the snapshot's whole contract, the installer's part (installerfac
     "LOCATION_KEYS",
     "PIP_TRUE",
     "SCHEMA_VERSION",
+    "Declared",
     "Distribution",
     "FileOwner",
     "FrameworkInfo",

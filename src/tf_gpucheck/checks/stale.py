@@ -4,11 +4,12 @@ Package A declares a requirement on package B, and the installed B does not meet
 installer's own check states it). The fix acts on the **stale side**:
 
 - B is missing, or older than A allows: B is stale, install what A asks for;
-- B is newer than A allows: A is stale. A newer release of A that accepts the installed B is
-  tried first (the resolver proves or refuses it), so an upgrade the user made is never undone
-  when a newer A fits; changing B to what A asks for is the fallback. Where A is TensorFlow,
-  the releases and what each declares come from compat_matrix.yaml (the wheels' own METADATA),
-  filtered by what this machine runs.
+- B is newer than A allows: where A is TensorFlow, the smallest change is B back in A's range
+  (one distribution; TensorFlow and Keras stay), unless another installed distribution declares
+  a B that range excludes: then a newer TensorFlow that accepts the installed B (from
+  compat_matrix.yaml, the wheels' own METADATA, filtered by what this machine runs). The other
+  is named, and is the fallback when the resolver refuses the first. Where A is another
+  package, a newer A that accepts B is tried first; changing B is the fallback.
 - Either way, where A was installed after B (the metadata folders' times), A is the user's
   latest choice and B is what changes.
 """
@@ -41,6 +42,9 @@ class Remedy:
     """What to print instead, in order, when the installer refuses the one before."""
     changes: str = ""
     """Which side it changes, in words: "upgrade tf-keras (tensorflow 2.18.0 stays)"."""
+    kept: str = ""
+    """Where it moves TensorFlow to keep a package: that part alone ("ml-dtypes 0.7.0 stays:
+    jax 0.7.0 declares ml_dtypes>=0.5.0"), said once TensorFlow already moves for another."""
 
 
 _PLAIN_INSTALL = re.compile(r'pip install((?: "[^"]+")+)')
@@ -73,11 +77,12 @@ def together(plans: Sequence[Remedy]) -> Remedy:
             continue
         names.update(_quoted_name(w) for w in added)
         wanted += added
-        changes.append(plan.changes)
+        moved = first.kept and plan.kept  # TensorFlow moves once: this one's reason to keep
+        changes.append(plan.kept if moved else plan.changes)
     if len(changes) == 1:
         return first
     fix = "pip install " + " ".join(wanted) + (f"  #{note}" if hash_ else "")
-    return Remedy(fix, first.fallbacks, "; ".join(c for c in changes if c))
+    return Remedy(fix, first.fallbacks, "; ".join(c for c in changes if c), first.kept)
 
 
 def _quoted_name(word: str) -> str | None:
@@ -182,16 +187,7 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
             changes=f"change {unmet.name}: {unmet.of} {unmet.of_version} was installed after it",
         )
     if unmet.of in TENSORFLOW_NAMES:
-        row = newer_tensorflow(snapshot, matrix, unmet)
-        if row is None:
-            return Remedy(
-                satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here"
-            )
-        return Remedy(
-            f'pip install "{tensorflow_requirement(unmet.of, row, snapshot)}" {keep}',
-            (satisfy,),
-            changes=f"upgrade {unmet.of} to {row.version} ({unmet.name} {unmet.have} stays)",
-        )
+        return _tensorflow_or_back(unmet, wanted, satisfy, keep, snapshot, matrix)
     return Remedy(
         f'pip install "{unmet.of}>{unmet.of_version}" {keep}'
         if unmet.of_version
@@ -199,6 +195,86 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
+
+
+def _tensorflow_or_back(
+    unmet: UnmetRequirement,
+    wanted: str | None,
+    satisfy: str,
+    keep: str,
+    snapshot: Snapshot,
+    matrix: Matrix,
+) -> Remedy:
+    """TensorFlow declares a bound the installed package is past (NumPy 2 under TensorFlow 2.15,
+    upgraded after it): the smallest change is to put that one package back in TensorFlow's
+    range, leaving TensorFlow and Keras where they are. A newer TensorFlow that takes the
+    installed version is the fix only where going back breaks another installed distribution's
+    own requirement on it (read from their metadata); either way the other is named, and is
+    what prints when the installer refuses the first."""
+    row = newer_tensorflow(snapshot, matrix, unmet)
+    upgrade = (
+        f'pip install "{tensorflow_requirement(unmet.of, row, snapshot)}" {keep}' if row else None
+    )
+    mine = _specifier(wanted)
+    needs = [
+        d
+        for d in unmet.others or ()
+        if mine is not None
+        and (theirs := _specifier(d.requirement)) is not None
+        and not _overlap(mine, theirs)
+    ]
+    if needs and upgrade and row is not None:
+        held = needs[0]
+        kept = f"{unmet.name} {unmet.have} stays: {held.of} {held.of_version} declares {held.requirement}"
+        return Remedy(
+            upgrade,
+            (satisfy,),
+            changes=f"upgrade {unmet.of} to {row.version}{_keras_jump(snapshot, row)} ({kept})",
+            kept=kept,
+        )
+    if row is None:
+        return Remedy(satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here")
+    return Remedy(
+        satisfy,
+        (upgrade,) if upgrade else (),
+        changes=(
+            f"put {unmet.name} back in {unmet.of} {unmet.of_version}'s range ({unmet.of} and "
+            f"Keras stay; or keep {unmet.name} {unmet.have} by upgrading {unmet.of} to "
+            f"{row.version}{_keras_jump(snapshot, row)})"
+        ),
+    )
+
+
+def _keras_jump(snapshot: Snapshot, row: TfRelease) -> str:
+    """ ", which takes Keras 2.15.0 to Keras 3": what that release declares on Keras (its
+    METADATA, the matrix's ``requires``) admits no version of the installed Keras's major."""
+    have = snapshot.packages.keras
+    if not have:
+        return ""
+    try:
+        major = Version(have).major
+    except InvalidVersion:
+        return ""
+    python = snapshot.system.python_version
+    for line in row.requires:
+        requirement = _parsed(line)
+        if (
+            requirement is None
+            or canonicalize_name(requirement.name) != "keras"
+            or not applies(requirement, python)
+        ):
+            continue
+        admitted = [
+            m
+            for m in range(10)
+            if any(
+                requirement.specifier.contains(Version(f"{m}.{minor}.0"), prereleases=True)
+                for minor in range(60)
+            )
+        ]
+        if admitted and major not in admitted:
+            return f", which takes Keras {have} to Keras {admitted[0]}"
+    return ""
 
 
 def _against_tensorflow(
@@ -224,13 +300,15 @@ def _against_tensorflow(
     if row is None or not unmet.of_version:
         return None
     keep = f'"{unmet.of}=={unmet.of_version}"'
+    kept = (
+        f"{unmet.of} {unmet.of_version} stays: its {unmet.name}{mine} and {tf.name} "
+        f"{tf.version}'s {unmet.name}{theirs} share no version"
+    )
     return Remedy(
         f'pip install "{tensorflow_requirement(tf.name, row, snapshot)}" {keep}',
         (f'pip install "{wanted}"',),
-        changes=(
-            f"upgrade {tf.name} to {row.version} ({unmet.of} {unmet.of_version} stays: its "
-            f"{unmet.name}{mine} and {tf.name} {tf.version}'s {unmet.name}{theirs} share no version)"
-        ),
+        changes=f"upgrade {tf.name} to {row.version}{_keras_jump(snapshot, row)} ({kept})",
+        kept=kept,
     )
 
 

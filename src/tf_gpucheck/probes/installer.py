@@ -32,6 +32,7 @@ from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
 from tf_gpucheck.snapshot import (
     PIP_TRUE,
+    Declared,
     InstallerInfo,
     InstallerSetting,
     PolicyAnswer,
@@ -119,6 +120,7 @@ def probe_installer(
             # a `user` setting a venv refuses ("Can not perform a '--user' install")
             policy += (_policy(tool, python, uv, version, ("--no-user",), environ, cwd, timeout_s),)
         check, check_by, check_error = checked.result()
+        check = with_others(check, facts)
         path_pip_location = located.result() if located else None
     return InstallerInfo(
         tool=tool,
@@ -501,6 +503,45 @@ def metadata_check(
                 )
             )
     return tuple(unmet), CHECK_BY, None
+
+
+def with_others(
+    check: tuple[UnmetRequirement, ...] | None, facts: InterpreterFacts
+) -> tuple[UnmetRequirement, ...] | None:
+    """Each unmet line with what every other installed distribution declares on its package
+    (marker evaluated for the target, no extra, as pip's ``iter_dependencies``): whether the
+    version the line asks for breaks another's requirement. Not read where no distribution's
+    requirements were read."""
+    import dataclasses
+
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    if not check or all(d.requires is None for d in facts.distributions):
+        return check
+    markers = facts.markers or {}
+    on: dict[str, list[Declared]] = {}
+    for dist in facts.distributions:
+        for line in dist.requires or ():
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if requirement.marker is not None:
+                try:
+                    if not requirement.marker.evaluate({**markers, "extra": ""}):
+                        continue
+                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                    continue
+            requirement.marker = None
+            on.setdefault(str(canonicalize_name(requirement.name)), []).append(
+                Declared(dist.name, dist.version, str(requirement))
+            )
+    return tuple(
+        dataclasses.replace(u, others=tuple(d for d in on.get(u.name, ()) if d.of != u.of))
+        for u in check
+    )
 
 
 def _unmet(line: str, known: Mapping[str, RawDistribution]) -> UnmetRequirement:

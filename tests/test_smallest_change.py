@@ -1,0 +1,80 @@
+"""The smallest change: of the installs that meet an unmet requirement, the first fix changes the
+fewest distributions and crosses no major release of TensorFlow or Keras, and names the other.
+
+Judged on real recordings (tests/data/snapshots/README.md says how each environment was made).
+"""
+
+from __future__ import annotations
+
+from tests.conftest import scenario
+from tf_gpucheck.checks import run_checks
+from tf_gpucheck.checks.layers.requirements import tf_requirements
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.probes.installer import with_others
+from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.snapshot import Declared, UnmetRequirement
+
+
+def test_a_companion_upgraded_past_tensorflows_pin_is_put_back_not_tensorflow_moved() -> None:
+    """TensorFlow 2.15.1, then ``pip install -U numpy`` (NumPy 2.4.6): one command puts NumPy
+    back in 2.15.1's range; moving TensorFlow to 2.20 would also take Keras 2 to Keras 3."""
+    snapshot = scenario("real-tf-2.15-numpy-upgraded-py3.11")
+    finding = tf_requirements(snapshot, load_matrix())
+    assert finding.cause == "numpy_incompatible"
+    assert finding.fix == 'pip install "numpy<2.0.0,>=1.23.5"'
+    # the other way is named, and prints if the installer refuses the first
+    assert finding.fallbacks == ('pip install "tensorflow[and-cuda]==2.20.*" "numpy==2.4.6"',)
+    assert "tensorflow and Keras stay" in finding.details
+    assert "takes Keras 2.15.0 to Keras 3" in finding.details
+    report = run_checks(snapshot, load_matrix())
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "numpy_incompatible"
+    assert "numpy<2.0.0,>=1.23.5" in (report.first_fix.fix or "")
+
+
+def test_going_back_is_not_the_fix_where_another_package_needs_the_newer_one() -> None:
+    """TensorFlow 2.15.1, then ``pip install "jax[cpu]==0.7.0"``: jax declares what 2.15.1's
+    range excludes, so putting it back would break jax; a newer TensorFlow keeps it."""
+    snapshot = scenario("real-tf-2.15-jax-0.7-py3.11")
+    finding = tf_requirements(snapshot, load_matrix())
+    assert finding.fix is not None
+    assert finding.fix.startswith('pip install "tensorflow')
+    assert "stays: jax 0.7.0 declares" in finding.details
+    assert finding.fallbacks
+    assert not finding.fallbacks[0].startswith('pip install "tensorflow')
+
+
+def _facts(*dists: RawDistribution) -> InterpreterFacts:
+    return InterpreterFacts(
+        python_version="3.11.7",
+        python_executable="/env/bin/python",
+        distributions=dists,
+        markers={"python_version": "3.11", "sys_platform": "linux", "platform_system": "Linux"},
+    )
+
+
+def test_what_others_declare_is_read_with_their_markers_for_the_target() -> None:
+    unmet = UnmetRequirement(
+        line="tensorflow 2.15.1 has requirement numpy<2.0.0,>=1.23.5, but you have numpy 2.4.6.",
+        of="tensorflow",
+        of_version="2.15.1",
+        name="numpy",
+        requirement="numpy<2.0.0,>=1.23.5",
+        have="2.4.6",
+    )
+    facts = _facts(
+        RawDistribution("tensorflow", "2.15.1", ("numpy<2.0.0,>=1.23.5",), None),
+        RawDistribution(
+            "jax",
+            "0.7.0",
+            ('numpy>=2.0; python_version >= "3.11"', 'numpy>=1.0; python_version < "3.11"'),
+            None,
+        ),
+        RawDistribution("scipy", "1.16.0", ('numpy>=2; extra == "test"',), None),
+        RawDistribution("numpy", "2.4.6", (), None),
+    )
+    (read,) = with_others((unmet,), facts) or ()
+    # the declaring package itself is not "another"; an extra's requirement does not hold
+    assert read.others == (Declared("jax", "0.7.0", "numpy>=2.0"),)
+    unread = _facts(RawDistribution("tensorflow", "2.15.1", None, None))
+    assert with_others((unmet,), unread) == (unmet,)  # not read: not said to be none
