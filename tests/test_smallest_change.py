@@ -6,9 +6,12 @@ Judged on real recordings (tests/data/snapshots/README.md says how each environm
 
 from __future__ import annotations
 
+import dataclasses
+
 from tests.conftest import scenario
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.checks.layers.requirements import tf_requirements
+from tf_gpucheck.checks.layers.runtime import keras
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.installer import with_others
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
@@ -78,3 +81,37 @@ def test_what_others_declare_is_read_with_their_markers_for_the_target() -> None
     assert read.others == (Declared("jax", "0.7.0", "numpy>=2.0"),)
     unread = _facts(RawDistribution("tensorflow", "2.15.1", None, None))
     assert with_others((unmet,), unread) == (unmet,)  # not read: not said to be none
+
+
+def test_a_nightly_environment_is_judged_and_fixed_as_the_nightly_it_is() -> None:
+    """``pip install tf-nightly`` (2.23.0.dev20261026 with keras-nightly 3.16.0.dev): Keras is
+    the keras-nightly that owns the ``keras`` module; the CUDA the build needs comes from its own
+    ``and-cuda`` extra (its build information names none); the fix keeps tf-nightly."""
+    snapshot = scenario("real-tf-nightly-2.23-py3.11")
+    assert snapshot.packages.keras_distribution == "keras-nightly"
+    matrix = load_matrix()
+    report = run_checks(snapshot, matrix)
+    by_id = {f.check: f for f in report.findings}
+    assert by_id["keras"].status.value == "ok"
+    assert "keras-nightly" in by_id["keras"].summary
+    assert by_id["tf_build"].summary == "built with CUDA 12 and cuDNN 9"
+    libraries = by_id["cuda_libraries"]
+    assert "libcudart.so.12 (what TensorFlow asks for)" in libraries.summary
+    assert libraries.fix == (
+        '/work/enight/bin/python -m pip install "tf-nightly[and-cuda]==2.23.0.dev20261026"'
+    )
+    # no fix anywhere installs the stable tensorflow or keras over the nightlies
+    for finding in report.findings:
+        assert '"tensorflow' not in (finding.fix or "")
+        assert '"keras' not in (finding.fix or "")
+
+
+def test_keras_missing_from_a_nightly_is_what_the_nightly_declares() -> None:
+    """The same recording with keras-nightly uninstalled (its distribution and the module's
+    owner gone): the fix is tf-nightly's own requirement, not the stable ``keras``."""
+    snapshot = scenario("real-tf-nightly-2.23-py3.11")
+    packages = dataclasses.replace(snapshot.packages, keras=None, keras_distribution=None)
+    finding = keras(dataclasses.replace(snapshot, packages=packages), load_matrix())
+    assert finding.cause == "keras_mismatch"
+    assert finding.fix is not None
+    assert finding.fix.startswith('pip install "keras-nightly>=3.12.0.dev"')

@@ -59,7 +59,7 @@ class UnmetRequirement:
     """What every other installed distribution declares on ``name`` (its marker held for the
     target), read from their metadata: whether meeting ``requirement`` breaks one of them
     (``jax 0.6.2`` declares ``ml-dtypes>=0.5.0``); ``()``: none declares on it; ``None``: not
-    read (schema < 5, or the metadata was not read)."""
+    read (an older snapshot, or the metadata was not read)."""
 
 
 PIP_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})

@@ -210,6 +210,10 @@ class ModuleOrigin:
     """Every file or folder of the user's own that ``import NAME`` finds ahead of the
     environment's package, in ``sys.path`` order (``origin`` is the first): each entry asked
     alone."""
+    owners: tuple[str, ...] | None = None
+    """The installed distributions beside ``origin`` whose RECORD lists its file (or whose
+    top_level.txt names it): ``keras-nightly`` for ``keras``; two where a later install wrote
+    over the other's files. ``None``: not recorded (an older snapshot), or not found."""
 
 
 @dataclass(frozen=True)
@@ -376,6 +380,10 @@ class PackagesInfo:
     """The requirements TensorFlow and Keras declare that apply here (markers evaluated for the
     target's Python and platform, extras left out), each with the version installed; ``None``
     when not recorded (snapshots before schema 3)."""
+    keras_distribution: str | None = None
+    """The distribution that provides the ``keras`` module where it is not ``keras`` itself
+    (``keras-nightly``), read from the RECORD beside the module; ``keras`` is its version.
+    ``None``: the ``keras`` distribution, none, or not recorded (an older snapshot)."""
 
 
 @dataclass(frozen=True)

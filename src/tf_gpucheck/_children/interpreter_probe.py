@@ -397,6 +397,7 @@ def imports(cwd):
                 "clean_origin": clean_origin,
                 "clean_where": _origin_place(clean_origin, name, places),
                 "distribution": _packaged(origin, name),
+                "owners": _owners(origin, name),
                 "path_entry": entry,
                 "added_by": added_by,
                 "pth": pth_file,
@@ -451,29 +452,42 @@ def _site_of(origin):
 
 def _packaged(origin, name):
     # type: (Optional[str], str) -> Optional[bool]
-    """Whether an installed distribution provides it: a top_level.txt or RECORD beside it names
-    the module (an installed package), or nothing does (a user's own file or folder)."""
+    """Whether an installed distribution provides it (an installed package), or nothing does (a
+    user's own file or folder)."""
+    owners = _owners(origin, name)
+    return None if owners is None else bool(owners)
+
+
+def _owners(origin, name):
+    # type: (Optional[str], str) -> Optional[List[str]]
+    """The distributions beside the module whose RECORD lists its file (``keras/__init__.py``)
+    or whose top_level.txt names it: ``keras-nightly`` for ``keras``; two where a later install
+    wrote over the other's files. ``None``: not found, or its folder could not be listed."""
     if origin is None:
         return None
     site = _site_of(origin)
     try:
-        entries = os.listdir(site)
+        entries = sorted(os.listdir(site))
     except OSError:
         return None
+    found = []  # type: List[str]
     for entry in entries:
         if not entry.endswith((".dist-info", ".egg-info")):
             continue
         folder = os.path.join(site, entry)
         top = _read(os.path.join(folder, "top_level.txt"))
-        if top is not None and name in top.split():
-            return True
         record = _read(os.path.join(folder, "RECORD"))
-        if record is not None and (
-            ("\n%s/__init__.py," % name) in ("\n" + record)
-            or ("\n%s.py," % name) in ("\n" + record)
-        ):
-            return True
-    return False
+        named = (top is not None and name in top.split()) or (
+            record is not None
+            and (
+                ("\n%s/__init__.py," % name) in ("\n" + record)
+                or ("\n%s.py," % name) in ("\n" + record)
+            )
+        )
+        if named:
+            match = _DIST_DIR.match(entry)
+            found.append(_normalise(match.group("name")) if match else entry)
+    return found
 
 
 def _origin_place(origin, name, places):

@@ -132,10 +132,38 @@ def build_cuda(snapshot: Snapshot, matrix: Matrix) -> str | None:
                     return table
         return value
     if row is None:
-        return None
+        return and_cuda_major(snapshot, "nvidia-cuda-runtime-cu")
     if snapshot.system.os == "Windows" and row.windows_native_cuda:
         return row.windows_native_cuda
     return row.cuda
+
+
+def and_cuda_major(snapshot: Snapshot, wheel: str) -> str | None:
+    """The major version of CUDA (``nvidia-cuda-runtime-cu``: the ``cu12`` of its name) or of
+    cuDNN (``nvidia-cudnn-cu``: the major its bounds admit) that TensorFlow's own ``and-cuda``
+    extra declares, for a build whose build information names none and that no table lists (a
+    nightly: ``nvidia-cuda-runtime-cu12<13.0,>=12.5.82``, ``nvidia-cudnn-cu12<10.0,>=9.10.2.21``).
+    ``None``: it declares no such wheel, or bounds that admit more than one major."""
+    from tf_gpucheck.checks.layers.requirements import parse_requirement
+
+    for line in snapshot.packages.and_cuda_requirements:
+        requirement = parse_requirement(line)
+        if requirement is None or not requirement.name.startswith(wheel):
+            continue
+        suffix = requirement.name[len(wheel) :]
+        if wheel.endswith("runtime-cu"):
+            return suffix if suffix.isdigit() else None
+        floors = {
+            clause.version.split(".")[0]
+            for clause in requirement.specifier
+            if clause.operator in ("==", ">=", "~=", "===")
+        }
+        major = floors.pop() if len(floors) == 1 else None
+        if major is None or not major.isdigit():
+            return None
+        admits_next = requirement.specifier.contains(f"{int(major) + 1}.0", prereleases=True)
+        return None if admits_next else major
+    return None
 
 
 def build_cudnn(snapshot: Snapshot, matrix: Matrix) -> str | None:
@@ -155,7 +183,7 @@ def build_cudnn(snapshot: Snapshot, matrix: Matrix) -> str | None:
         if table and table.split(".")[0] == value.split(".")[0] and len(table) > len(value):
             return table
         return value
-    return table
+    return table if row else and_cuda_major(snapshot, "nvidia-cudnn-cu")
 
 
 def compute_capabilities(snapshot: Snapshot, matrix: Matrix) -> tuple[list[str], str] | None:

@@ -70,6 +70,10 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
     row = _row(known, matrix)
     if row and row.and_cuda and known.os in (None, "Linux") and known.tf_version:
         return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
+    main = commands.main_distributions(known.snapshot) if known.snapshot is not None else []
+    if row is None and main and known.snapshot and known.snapshot.packages.and_cuda_requirements:
+        # a release no table lists (a nightly): its own and-cuda extra, the same build kept
+        return f'pip install "{main[0].name}[and-cuda]=={main[0].version}"'
     if known.snapshot is not None:
         cuda = facts.build_cuda(known.snapshot, matrix)
         cudnn = facts.build_cudnn(known.snapshot, matrix)

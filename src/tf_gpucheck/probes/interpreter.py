@@ -202,6 +202,11 @@ def _imports(data: object) -> ImportsInfo | None:
             pth=text(item.get("pth")),
             in_target=_flag(item.get("in_target")),
             shadows=tuple(str(x) for x in item.get("shadows") or () if isinstance(x, str)),
+            owners=(
+                tuple(str(x) for x in owners if isinstance(x, str))
+                if isinstance(owners := item.get("owners"), list)
+                else None
+            ),
         )
         for item in data.get("modules") or ()
         if isinstance(item, dict)

@@ -72,6 +72,10 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
             tf_keras = dist.version
         elif is_other_framework(dist.name):
             others.append(Distribution(dist.name, dist.version))
+    keras_distribution = None
+    if keras is None:
+        keras_distribution = keras_owner(facts)
+        keras = next((d.version for d in facts.distributions if d.name == keras_distribution), None)
     return PackagesInfo(
         tensorflow=tuple(tensorflow),
         keras=keras,
@@ -81,7 +85,20 @@ def classify(facts: InterpreterFacts) -> PackagesInfo:
         error=facts.error,
         other_frameworks=tuple(others),
         requirements=requirements(facts) if facts.markers and not facts.error else None,
+        keras_distribution=keras_distribution,
     )
+
+
+def keras_owner(facts: InterpreterFacts) -> str | None:
+    """The installed distribution whose RECORD lists the ``keras`` module the target imports
+    (``keras-nightly``), called where no ``keras`` distribution is installed; ``None``: none, or
+    not recorded."""
+    modules = facts.imports.modules if facts.imports else ()
+    found = next((m for m in modules if m.name == "keras"), None)
+    installed = {d.name: d.installed_at or 0.0 for d in facts.distributions}
+    owners = [o for o in (found.owners or ()) if o in installed] if found else []
+    # two: the later install wrote the files that are there now
+    return max(owners, key=lambda o: installed[o]) if owners else None
 
 
 REQUIREMENTS_OF = (
@@ -100,8 +117,9 @@ def requirements(facts: InterpreterFacts) -> tuple[RequirementInfo, ...]:
     installed = {dist.name: dist.version for dist in facts.distributions}
     times = {dist.name: dist.installed_at for dist in facts.distributions}
     found: list[RequirementInfo] = []
+    judged = REQUIREMENTS_OF | {keras_owner(facts)}
     for dist in facts.distributions:
-        if dist.name not in REQUIREMENTS_OF or not dist.requires:
+        if dist.name not in judged or not dist.requires:
             continue
         found += _declared(dist, installed, facts.markers, times)
     return tuple(found)

@@ -203,16 +203,21 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 )
             return ok("keras", f"tf-keras {tf_keras} (TF_USE_LEGACY_KERAS)")
         if keras_version is None or minor_version(keras_version)[0] < 3:
+            declared = declared_keras(snapshot)
             return fail(
                 "keras",
                 "keras_mismatch",
                 f"TensorFlow {version} needs Keras 3, found {keras_version or 'none'}",
                 "Since TensorFlow 2.16, tf.keras is Keras 3.",
-                'pip install "keras>=3"',
+                f'pip install "{declared}"  # what TensorFlow {version} declares'
+                if declared
+                else 'pip install "keras>=3"',
             )
+        owner = snapshot.packages.keras_distribution
         return ok(
             "keras",
-            f"Keras {keras_version} (Keras 3, as TensorFlow {tf_minor[0]}.{tf_minor[1]} expects)",
+            f"Keras {keras_version}{f' ({owner})' if owner else ''} (Keras 3, as TensorFlow "
+            f"{tf_minor[0]}.{tf_minor[1]} expects)",
         )
     if keras_version is None or minor_version(keras_version) != tf_minor:
         return fail(
@@ -223,6 +228,31 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f'pip install "keras~={tf_minor[0]}.{tf_minor[1]}.0"',
         )
     return ok("keras", f"Keras {keras_version} matches TensorFlow {version}")
+
+
+KERAS_DISTRIBUTIONS = ("keras", "keras-nightly")
+"""What TensorFlow's wheels declare Keras as: ``keras-nightly`` for a nightly build, ``keras``
+otherwise (tensorflow/tools/pip_package/setup.py, ``'keras-nightly' if 'nightly' in
+project_name``)."""
+
+
+def declared_keras(snapshot: Snapshot) -> str | None:
+    """What the installed TensorFlow declares on Keras (tf-nightly: ``keras-nightly>=3.12.0.dev``,
+    2.16.1: ``keras>=3.0.0``), read from its metadata; ``None``: not read."""
+    from packaging.utils import canonicalize_name
+
+    from tf_gpucheck.checks.layers.requirements import parse_requirement
+
+    names = {d.name for d in snapshot.packages.tensorflow}
+    for item in snapshot.packages.requirements or ():
+        requirement = parse_requirement(item.requirement)
+        if (
+            item.of in names
+            and requirement is not None
+            and canonicalize_name(requirement.name) in KERAS_DISTRIBUTIONS
+        ):
+            return item.requirement
+    return None
 
 
 KERAS_BACKENDS = {
