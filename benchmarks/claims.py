@@ -1379,6 +1379,12 @@ class FixResult:
     cause: str | None
     why: str
     seconds: float = 0.0
+    changed: list[str] = field(default_factory=list)
+    """What the fix, run, changed: "numpy 2.2.6 -> 1.26.4", "keras (new) -> 3.12.0"."""
+    size: str = ""
+    """The oracle's judgment of its size: ``no_larger``, ``larger: ...`` (an accepted change the
+    oracle made by its own experiment changes fewer distributions or crosses no major release of
+    TensorFlow or Keras where the fix does), or "" where not judged."""
 
 
 def split_fix(fix: str) -> list[list[str]] | None:
@@ -1662,8 +1668,10 @@ def check_fix(
     *,
     no_tf: bool,
     activated: bool,
+    oracle: Oracle | None = None,
 ) -> FixResult:
-    """Run the printed first fix the way the contract's section 3 says."""
+    """Run the printed first fix the way the contract's section 3 says; with the ``oracle``,
+    judge its size against the oracle's own smallest change."""
     first = report.get("first_fix")
     if not isinstance(first, dict) or not first.get("fix"):
         return FixResult("none", None, first.get("cause") if isinstance(first, dict) else None, "")
@@ -1850,8 +1858,11 @@ def check_fix(
                     f"the new environment lacks {', '.join(absent)}",
                     time.monotonic() - start,
                 )
-        # a fresh environment leaves the user's own as it was: nothing of theirs goes down
-        lower = [] if fresh else _went_down(built, target, env, cwd, before)
+        # a fresh environment leaves the user's own as it was: nothing of theirs goes down,
+        # except a version that breaks what an installed distribution declares (putting it back
+        # in that range is the smallest change there is)
+        breaking = {p.name for p in oracle.pip_check()[0] if p.have} if oracle else set()
+        lower = [] if fresh else _went_down(built, target, env, cwd, before, breaking)
         if lower:
             return FixResult(
                 "fails",
@@ -1860,7 +1871,10 @@ def check_fix(
                 "took down what the user chose: " + ", ".join(lower),
                 time.monotonic() - start,
             )
-        return FixResult("works", fix, cause, "", time.monotonic() - start)
+        changed = [] if fresh else _changes(before, _versions(target, env, cwd))
+        sized = oracle is not None and not fresh and cause in _FAMILIES_SIZED
+        size = _size(built, oracle, changed) if oracle is not None and sized else ""
+        return FixResult("works", fix, cause, "", time.monotonic() - start, changed, size)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
 
@@ -1893,14 +1907,18 @@ def _went_down(
     env: Mapping[str, str],
     cwd: Path,
     before: Mapping[str, str],
+    breaking: set[str] | frozenset[str] = frozenset(),
 ) -> list[str]:
     """The versions the user asked for that the fix lowered (from what was there before it),
     below the version the user chose: what another environment lent through ``PYTHONPATH`` may
-    be newer than the user's own choice, and the user's choice is no loss."""
+    be newer than the user's own choice, and the user's choice is no loss. ``breaking``: the
+    distributions the oracle's pip check finds outside what another declares, which may go."""
     after = _versions(target, env, cwd)
     out = []
     for name, chosen in sorted(built.explicit.items()):
         key = canonicalize_name(name)
+        if key in breaking:
+            continue
         was, now = before.get(key), after.get(key)
         try:
             if was and now and Version(now) < Version(was) and Version(now) < Version(chosen):
@@ -1908,6 +1926,98 @@ def _went_down(
         except InvalidVersion:
             continue
     return out
+
+
+def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
+    """Each distribution whose version the fix changed, added or removed."""
+    out = []
+    for name in sorted(set(before) | set(after)):
+        was, now = before.get(name), after.get(name)
+        if was != now:
+            out.append(f"{name} {was or '(new)'} -> {now or '(removed)'}")
+    return out
+
+
+_MAJOR_WATCHED = re.compile(r"^(tensorflow(-\w+)?|tf-nightly|keras|tf-keras)$")
+
+
+def _majors(changed: Sequence[str]) -> list[str]:
+    """The changes that cross a major release of TensorFlow or Keras (Keras 2 to 3), a new
+    Keras included: code written for one major does not run on the other."""
+    out = []
+    for line in changed:
+        name, _, move = line.partition(" ")
+        was, _, now = move.partition(" -> ")
+        if not _MAJOR_WATCHED.match(name):
+            continue
+        try:
+            if was == "(new)" or now == "(removed)" or Version(was).major != Version(now).major:
+                out.append(line)
+        except InvalidVersion:
+            continue
+    return out
+
+
+_FAMILIES_SIZED = frozenset(
+    {"numpy_incompatible", "protobuf_incompatible", "tf_requirement_unmet", "keras_mismatch"}
+)
+
+
+def _size(built: recipes.Built, oracle: Oracle, changed: list[str]) -> str:
+    """The oracle's own smallest change: one install of every requirement its pip check finds
+    unmet, as declared, into a copy (the harness's wheelhouse for the index, no setting of the
+    user's), accepted where it leaves no unmet requirement its pip check did not already list
+    and none of those it meant; compared with what the fix changed (majors crossed first, then
+    how many distributions). "" where the oracle has no such change to compare."""
+    problems, _tool = oracle.pip_check()
+    wanted = [p.requirement or p.name for p in problems]
+    if not wanted:
+        return ""
+    w = built.w
+    copy = w.parent / "wsmall"
+    if copy.exists():
+        shutil.rmtree(copy)
+    subprocess.run(["cp", "-al", str(w), str(copy)], check=True)
+    try:
+        env = {
+            k: _rewrite(v, w, copy)
+            for k, v in built.user_env.items()
+            if not k.startswith(("PIP_", "UV_"))
+        }
+        env["PIP_CONFIG_FILE"] = os.devnull
+        env["PIP_NO_INDEX"] = "1"
+        env["PIP_FIND_LINKS"] = str(built.wheelhouse)
+        env["UV_OFFLINE"] = "1"
+        env["UV_FIND_LINKS"] = str(built.wheelhouse)
+        target = _rewrite(built.target, w, copy)
+        cwd = Path(_rewrite(str(built.cwd), w, copy))
+        before = _versions(target, env, cwd)
+        if oracle.view("clean").get("pip"):
+            argv = [target, "-m", "pip", "install", *wanted]
+            check = [target, "-m", "pip", "check"]
+        else:
+            uv = str(oracle.tools / "uv")
+            argv = [uv, "pip", "install", "--python", target, *wanted]
+            check = [uv, "pip", "check", "--python", target]
+        code, _text = _run(argv, env, cwd)
+        if code != 0:
+            return ""
+        _code, text = _run(check, env, cwd)
+        left = parse_pip_check(text)
+        if any(p in left for p in problems) or any(p not in problems for p in left):
+            return ""
+        smallest = _changes(before, _versions(target, env, cwd))
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    ours = (len(_majors(changed)), len(changed))
+    theirs = (len(_majors(smallest)), len(smallest))
+    if ours <= theirs:
+        return "no_larger"
+    return (
+        f"larger: the fix changes {len(changed)} ({len(_majors(changed))} across a "
+        f"major release); installing {' '.join(wanted)} changes {len(smallest)}: "
+        + ", ".join(smallest)
+    )
 
 
 # --- the first cause, against the oracle's ---------------------------------------------------
@@ -2076,7 +2186,9 @@ def check_environment(
     if doctor.report is None:
         fix = FixResult("none", None, None, "doctor gave no JSON")
     elif fixes:
-        fix = check_fix(built, doctor.report, gpucheck_python, no_tf=no_tf, activated=activated)
+        fix = check_fix(
+            built, doctor.report, gpucheck_python, no_tf=no_tf, activated=activated, oracle=oracle
+        )
     else:
         fix = FixResult("not_checked", None, doctor_cause, "--no-fixes")
     for statement in found:
@@ -2207,6 +2319,9 @@ def summarize(results: Sequence[EnvResult]) -> Json:
         "unchecked_statements": sum(c["unchecked"] for c in by_kind.values()),
         "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())},
         "first_fixes": dict(sorted(fixes.items())),
+        "first_fix_size": dict(
+            sorted(Counter(r.fix.size.split(":")[0] for r in results if r.fix.size).items())
+        ),
         "first_cause": dict(sorted(causes.items())),
         "seconds": {
             "total": stats([r.seconds for r in results]),
@@ -2250,6 +2365,11 @@ def print_report(
         out(f"    recipe: {json.dumps(result.recipe, sort_keys=True)}")
     fixes = summary["first_fixes"]
     out("\nfirst fixes: " + ", ".join(f"{k} {v}" for k, v in fixes.items()))
+    sizes = summary.get("first_fix_size") or {}
+    out(
+        "first fixes against the oracle's smallest change: "
+        + (", ".join(f"{k} {v}" for k, v in sizes.items()) or "none judged")
+    )
     for r in results:
         if r.fix.status == "fails":
             out(

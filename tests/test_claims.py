@@ -671,6 +671,56 @@ def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) ->
 
 
 @pytest.mark.slow
+def test_the_size_of_a_fix_is_judged_against_the_oracles_own_smallest_change(
+    tmp_path: Path,
+) -> None:
+    """NumPy upgraded past what TensorFlow 2.15.1 declares: putting it back changes one
+    distribution (the oracle installs every unmet requirement as declared, into a copy), so a
+    fix that moves TensorFlow to a release taking that NumPy, and Keras 2 to 3 with it, is
+    larger; lowering the NumPy the user chose is no loss where it breaks a declared bound."""
+    from tests.test_target import site_packages
+    from tests.test_user_import import install_fake
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for version in ("2.1.0", "1.26.4"):
+        make_wheel(wheels, "numpy", version, {"numpy/__init__.py": ""})
+    make_wheel(wheels, "keras", "3.5.0", {"keras/__init__.py": ""})
+    make_wheel(
+        wheels,
+        "tensorflow",
+        "2.20.0",
+        {"tensorflow/__init__.py": ""},
+        requires=("numpy>=1.26.0", "keras>=3.5.0"),
+    )
+    w = tmp_path / "w"
+    w.mkdir()
+    python = venv(w / "env")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.15.1", "Metadata-Version: 2.1\nName: tensorflow\n"
+                 "Version: 2.15.1\nRequires-Dist: numpy (<2.0.0,>=1.23.5)\n"
+                 "Requires-Dist: keras (<2.16,>=2.15.0)")  # fmt: skip
+    install_fake(site, "keras", "2.15.0")
+    install_fake(site, "numpy", "2.1.0")
+    built = built_for(w, python)
+    built.wheelhouse = wheels
+    built.explicit = {"numpy": "2.1.0"}  # the user asked for it by name
+    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+
+    def judged(fix: str) -> claims.FixResult:
+        report = {"first_fix": {"cause": "numpy_incompatible", "check": "demo", "fix": fix}}
+        return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False, oracle=oracle)
+
+    back = judged(f'{python} -m pip install "numpy<2.0.0,>=1.23.5"')
+    assert (back.status, back.size) == ("works", "no_larger")
+    assert back.changed == ["numpy 2.1.0 -> 1.26.4"]
+    moved = judged(f'{python} -m pip install "tensorflow==2.20.0" "numpy==2.1.0"')
+    assert moved.status == "works"
+    assert moved.changed == ["keras 2.15.0 -> 3.5.0", "tensorflow 2.15.1 -> 2.20.0"]
+    assert moved.size.startswith("larger: the fix changes 2 (1 across a major release)")
+
+
+@pytest.mark.slow
 def test_here_judges_what_doctor_says_of_an_existing_environment(tmp_path: Path) -> None:
     """``--here``: doctor run on an interpreter that exists, each statement judged where it
     stands, nothing built or run as a fix (how the real H200's statements were checked)."""
