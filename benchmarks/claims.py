@@ -2066,7 +2066,16 @@ def oracle_causes(oracle: Oracle) -> dict[str, str]:
             if not owners:
                 out["module_shadowed"] = f"{module}: {u['origin']} ({u.get('added_by')})"
             elif u.get("added_by") == "pythonpath" and not u.get("in_target"):
-                out["pythonpath_foreign"] = f"{module}: {u['origin']} through PYTHONPATH"
+                # a folder only PYTHONPATH brings (a --target install) is the user's layout:
+                # a fault where it hides the environment's own, or the import fails
+                if c and c.get("origin"):
+                    out["pythonpath_foreign"] = (
+                        f"{module}: {u['origin']} through PYTHONPATH, over {c['origin']}"
+                    )
+                elif oracle.tf_import()[0] != 0:
+                    out["pythonpath_foreign"] = (
+                        f"{module}: {u['origin']} through PYTHONPATH, and `import tensorflow` fails"
+                    )
     if len(tf_dists) > 1:
         out["multiple_tf_distributions"] = ", ".join(tf_dists)
     if tf_dists and set(tf_dists) <= CPU_DISTRIBUTIONS:

@@ -115,3 +115,32 @@ def test_keras_missing_from_a_nightly_is_what_the_nightly_declares() -> None:
     assert finding.cause == "keras_mismatch"
     assert finding.fix is not None
     assert finding.fix.startswith('pip install "keras-nightly>=3.12.0.dev"')
+
+
+def test_a_target_install_on_pythonpath_is_a_layout_to_work_with() -> None:
+    """``pip install --target /work/tgt tensorflow==2.21.0`` into a folder on ``PYTHONPATH``, the
+    only TensorFlow this Python has, importing: not a fault (the machine's missing GPU comes
+    first), and the CUDA wheels its and-cuda extra declares go into that folder, where its
+    RUNPATH looks (run for real on this machine: afterwards every library TensorFlow asks for
+    loads)."""
+    snapshot = scenario("real-tf-2.21-target-on-pythonpath-py3.11")
+    report = run_checks(snapshot, load_matrix())
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "container_no_gpu"
+    by_id = {f.check: f for f in report.findings}
+    assert by_id["user_import"].status.value == "info"
+    assert "outside" in by_id["user_import"].summary
+    fix = by_id["cuda_libraries"].fix or ""
+    assert fix.startswith("/work/etgt/bin/python -m pip install --target /work/tgt ")
+    assert '"nvidia-cudnn-cu12<10.0,>=9.3.0.75"' in fix
+    assert "tensorflow" not in fix
+
+
+def test_the_same_folder_is_a_fault_where_the_import_fails() -> None:
+    """Observed broken: the same recording with TensorFlow's import failing keeps
+    ``pythonpath_foreign`` (the folder the user put there is what the import gets)."""
+    snapshot = scenario("real-tf-2.21-target-on-pythonpath-py3.11")
+    failed = dataclasses.replace(snapshot.tensorflow, error="ImportError: a test of the rule")
+    report = run_checks(dataclasses.replace(snapshot, tensorflow=failed), load_matrix())
+    causes = [f.cause for f in report.findings if f.check == "user_import"]
+    assert causes == ["pythonpath_foreign"]

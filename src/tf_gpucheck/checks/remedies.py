@@ -17,6 +17,7 @@ from tf_gpucheck.checks.diagnosis import Evidence, Known
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
+from tf_gpucheck.target import shell_quote
 
 Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | None]
 REMEDIES: dict[str, Remedy] = {}
@@ -68,6 +69,12 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
             "Runtime > Disconnect and delete runtime, and run again"
         )
     row = _row(known, matrix)
+    folder = commands.target_folder(known.snapshot) if known.snapshot is not None else None
+    pins = known.snapshot.packages.and_cuda_requirements if known.snapshot is not None else ()
+    if folder and pins and known.os in (None, "Linux"):
+        # a --target install: the CUDA wheels its own and-cuda extra declares, into its folder
+        wanted = " ".join(f'"{pin}"' for pin in pins)
+        return f"pip install --target {shell_quote(folder)} {wanted}"
     if row and row.and_cuda and known.os in (None, "Linux") and known.tf_version:
         return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
     main = commands.main_distributions(known.snapshot) if known.snapshot is not None else []

@@ -25,6 +25,19 @@ def main_distributions(snapshot: Snapshot) -> list[Distribution]:
     return [d for d in snapshot.packages.tensorflow if d.name not in PLUGIN_DISTRIBUTIONS]
 
 
+def target_folder(snapshot: Snapshot) -> str | None:
+    """The folder on ``PYTHONPATH`` that alone gives this Python its TensorFlow (what
+    ``pip install --target DIR`` makes; the environment has none of its own): installs for that
+    TensorFlow go there, where its RUNPATH (``$ORIGIN/../nvidia/...``) looks."""
+    imports = snapshot.imports
+    tf = next((m for m in imports.modules if m.name == "tensorflow"), None) if imports else None
+    if tf is None or tf.origin is None or tf.clean_origin is not None:
+        return None
+    if tf.added_by != "pythonpath" or not tf.distribution or not tf.path_entry:
+        return None
+    return tf.path_entry
+
+
 def installed_requirement(snapshot: Snapshot) -> str:
     """ "tensorflow-cpu==2.21.0": the installed TensorFlow distribution, to reinstall exactly it
     (never a second distribution beside it)."""

@@ -178,9 +178,13 @@ def _every_shadow(
     )
 
 
-def _shadow(module: ModuleOrigin, imports: ImportsInfo) -> tuple[str, str, str, str] | None:
+def _shadow(
+    module: ModuleOrigin, imports: ImportsInfo, broken: bool = True
+) -> tuple[str, str, str, str] | None:
     """(cause, summary, fix, status) when the user's ``import`` gets something else than the
-    environment's own package, as observed by the target's import system in the user's folder."""
+    environment's own package, as observed by the target's import system in the user's folder.
+    A package that only ``PYTHONPATH`` brings (a ``pip install --target`` folder, the only one
+    this Python has) is a layout the user made, not a fault, unless the import is ``broken``."""
     if module.origin is None:
         return None
     path = _folder(module.origin)
@@ -204,7 +208,7 @@ def _shadow(module: ModuleOrigin, imports: ImportsInfo) -> tuple[str, str, str, 
         )
     if module.origin == module.clean_origin or not _outside(module):
         return None
-    if module.where == "pythonpath":
+    if module.where == "pythonpath" and (module.clean_origin is not None or broken):
         own = (
             f"not this environment's ({_folder(module.clean_origin)})"
             if module.clean_origin
@@ -227,8 +231,9 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
     observed = tuple(
         import_observation(m, imports.cwd) for m in imports.modules if m.origin is not None
     )
+    broken = not snapshot.tensorflow.probed or snapshot.tensorflow.error is not None
     for module in imports.modules:
-        found = _shadow(module, imports)
+        found = _shadow(module, imports, broken)
         if found:
             cause, summary, fix, status = found
             if cause == "module_shadowed":
