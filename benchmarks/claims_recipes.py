@@ -67,6 +67,7 @@ TF_WHEELS: dict[tuple[str, str], tuple[str, ...]] = {
     ("tensorflow-cpu", "2.19.1"): ("3.9", "3.10", "3.11", "3.12"),
     ("tensorflow-cpu", "2.20.0"): ("3.9", "3.10", "3.11", "3.12", "3.13"),
     ("tensorflow-cpu", "2.21.0"): ("3.10", "3.11", "3.12", "3.13"),
+    ("tf-nightly", "2.23.0.dev20261026"): ("3.10", "3.11", "3.12", "3.13"),
 }
 """The last patch of every TensorFlow release 2.12-2.21 and the CPython versions PyPI has a
 manylinux x86_64 wheel of it for (PyPI's JSON API, https://pypi.org/pypi/tensorflow/json and
@@ -88,10 +89,12 @@ DEFAULT_POOL: tuple[tuple[str, str, str], ...] = (
     ("3.10", "tensorflow", "2.12.1"),
     ("3.13", "tensorflow-cpu", "2.21.0"),
     ("3.9", "tensorflow-cpu", "2.14.1"),
+    ("3.11", "tf-nightly", "2.23.0.dev20261026"),
 )
 """(Python, distribution, release) a run draws TensorFlow from by default: every Python 3.9-3.13,
 both distributions, CUDA 11.8 (2.12), 12.x with cuDNN 8 (2.15) and 9 (2.17+), Keras 2 and 3,
-NumPy 1 and 2, in nine wheels (3.5 GB of wheelhouse). ``--tf-pool all`` draws from TF_WHEELS."""
+NumPy 1 and 2, and a nightly build (tf-nightly with keras-nightly, PyPI's of 2026-10-26), in ten
+wheels (4 GB of wheelhouse). ``--tf-pool all`` draws from TF_WHEELS."""
 
 COMPANIONS: dict[str, tuple[str, ...]] = {
     "numpy": ("1.23.5", "1.26.4", "2.0.2", "2.2.6"),
