@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 
 from tests.conftest import scenario
-from tf_gpucheck.checks import run_checks
+from tf_gpucheck.checks import Status, run_checks
 from tf_gpucheck.checks.layers.requirements import tf_requirements
 from tf_gpucheck.checks.layers.runtime import keras
+from tf_gpucheck.fix.plan import read_step
+from tf_gpucheck.installer.operations import read_command
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.installer import with_others
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
@@ -144,3 +146,17 @@ def test_the_same_folder_is_a_fault_where_the_import_fails() -> None:
     report = run_checks(dataclasses.replace(snapshot, tensorflow=failed), load_matrix())
     causes = [f.cause for f in report.findings if f.check == "user_import"]
     assert causes == ["pythonpath_foreign"]
+
+
+def test_an_install_into_the_users_folder_is_proven_and_left_to_the_user() -> None:
+    """The installer's dry run answers for ``--target`` (doctor proves it); ``gpucheck fix``
+    does not run it: the folder is not part of the environment it records and restores."""
+    fix = '/env/bin/python -m pip install --target /work/tgt "nvidia-cuda-runtime-cu12<13.0"'
+    operations, _note, why = read_command(fix)
+    assert why == ""
+    assert operations[0].requirements == ("nvidia-cuda-runtime-cu12<13.0",)
+    step = read_step("cuda_libs_missing", Status.FAIL, "6 CUDA libraries missing", fix)
+    assert step.operations == ()
+    assert (
+        step.why == "--target installs into a folder outside the environment gpucheck fix restores"
+    )

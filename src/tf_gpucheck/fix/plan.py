@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tf_gpucheck.checks.findings import Report, Status
-from tf_gpucheck.installer.operations import Operation, read_command
+from tf_gpucheck.installer.operations import OUTSIDE_OPTIONS, Operation, read_command
 from tf_gpucheck.snapshot import Snapshot
 
 
@@ -123,4 +123,10 @@ def read_step(cause: str, status: Status, summary: str, fix: str, windows: bool 
             note,
             "gpucheck fix runs package steps on Linux and macOS",
         )
+    outside = next(
+        (a for op in operations for a in op.args if a.split("=")[0] in OUTSIDE_OPTIONS), None
+    )
+    if outside:
+        why = f"{outside} installs into a folder outside the environment gpucheck fix restores"
+        operations = []
     return Step(cause, status, summary, fix, tuple(operations), note, why)

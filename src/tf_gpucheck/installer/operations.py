@@ -19,7 +19,11 @@ _OPTIONS_WITH_VALUE = frozenset(
      "-f", "--find-links", "--python", "-t", "--target", "--prefix", "--root", "-e",
      "--editable", "--platform", "--python-version", "--implementation", "--abi"}
 )  # fmt: skip
-_REFUSED_OPTIONS = frozenset({"-r", "--requirement", "-e", "--editable", "--target", "--prefix"})
+_REFUSED_OPTIONS = frozenset({"-r", "--requirement", "-e", "--editable", "--prefix"})
+OUTSIDE_OPTIONS = frozenset({"-t", "--target"})
+"""An install into a folder of the user's (``pip install --target DIR``, the folder a
+``PYTHONPATH`` TensorFlow lives in): the installer proves it, ``gpucheck fix`` leaves it to the
+user (the environment it records and restores does not hold that folder)."""
 
 
 @dataclass(frozen=True)
