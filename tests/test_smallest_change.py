@@ -160,3 +160,18 @@ def test_an_install_into_the_users_folder_is_proven_and_left_to_the_user() -> No
     assert (
         step.why == "--target installs into a folder outside the environment gpucheck fix restores"
     )
+
+
+def test_going_back_across_a_keras_major_is_not_the_smallest_change() -> None:
+    """TensorFlow 2.15.1, then ``pip install -U keras`` (Keras 3.15.1): putting Keras back in
+    2.15.1's range takes it from 3 to 2, another API; TensorFlow 2.16, which takes Keras 3, is
+    the fix, in both findings that name the cause; going back is what prints if it is refused."""
+    snapshot = scenario("real-tf-2.15-keras-3-upgraded-py3.11")
+    report = run_checks(snapshot, load_matrix())
+    fixes = {f.check: f for f in report.findings if f.cause == "keras_mismatch"}
+    assert set(fixes) == {"tf_requirements", "keras"}
+    for finding in fixes.values():
+        assert finding.fix == (
+            '/work/e215k/bin/python -m pip install "tensorflow[and-cuda]==2.16.*" "keras==3.15.1"'
+        )
+        assert finding.fallbacks == ('/work/e215k/bin/python -m pip install "keras<2.16,>=2.15.0"',)

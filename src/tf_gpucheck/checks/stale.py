@@ -6,7 +6,8 @@ installer's own check states it). The fix acts on the **stale side**:
 - B is missing, or older than A allows: B is stale, install what A asks for;
 - B is newer than A allows: where A is TensorFlow, the smallest change is B back in A's range
   (one distribution; TensorFlow and Keras stay), unless another installed distribution declares
-  a B that range excludes: then a newer TensorFlow that accepts the installed B (from
+  a B that range excludes, or going back crosses a major release of B (Keras 3 to 2) that a
+  newer TensorFlow does not: then a newer TensorFlow that accepts the installed B (from
   compat_matrix.yaml, the wheels' own METADATA, filtered by what this machine runs). The other
   is named, and is the fallback when the resolver refuses the first. Where A is another
   package, a newer A that accepts B is tried first; changing B is the fallback.
@@ -234,6 +235,18 @@ def _tensorflow_or_back(
         )
     if row is None:
         return Remedy(satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here")
+    if upgrade and _crosses_major(unmet, wanted) and not _keras_jump(snapshot, row):
+        # going back would cross a major release (Keras 3 to 2); the newer TensorFlow does not
+        kept = (
+            f"{unmet.name} {unmet.have} stays: {unmet.of} {unmet.of_version}'s range would take "
+            f"it to another major version"
+        )
+        return Remedy(
+            upgrade,
+            (satisfy,),
+            changes=f"upgrade {unmet.of} to {row.version} ({kept})",
+            kept=kept,
+        )
     return Remedy(
         satisfy,
         (upgrade,) if upgrade else (),
@@ -242,6 +255,27 @@ def _tensorflow_or_back(
             f"Keras stay; or keep {unmet.name} {unmet.have} by upgrading {unmet.of} to "
             f"{row.version}{_keras_jump(snapshot, row)})"
         ),
+    )
+
+
+_MAJOR_MATTERS = frozenset({"keras", "tf-keras", *TENSORFLOW_NAMES})
+"""Where another major release breaks the user's code (Keras 2 and 3 are two APIs)."""
+
+
+def _crosses_major(unmet: UnmetRequirement, wanted: str | None) -> bool:
+    """Meeting ``wanted`` takes ``unmet.name`` (Keras, TensorFlow) to another major release: no
+    version of the installed major satisfies it."""
+    specifier = _specifier(wanted)
+    if unmet.name not in _MAJOR_MATTERS or specifier is None or not unmet.have:
+        return False
+    try:
+        major = Version(unmet.have).major
+    except InvalidVersion:
+        return False
+    return not any(
+        specifier.contains(Version(f"{major}.{minor}.{patch}"), prereleases=True)
+        for minor in range(60)
+        for patch in (0, 9)
     )
 
 

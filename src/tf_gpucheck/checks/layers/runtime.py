@@ -220,14 +220,37 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"{tf_minor[0]}.{tf_minor[1]} expects)",
         )
     if keras_version is None or minor_version(keras_version) != tf_minor:
-        return fail(
+        finding = fail(
             "keras",
             "keras_mismatch",
             f"TensorFlow {version} needs Keras {tf_minor[0]}.{tf_minor[1]}, found {keras_version or 'none'}",
             "Up to TensorFlow 2.15, tf.keras is the keras package of the same minor version.",
             f'pip install "keras~={tf_minor[0]}.{tf_minor[1]}.0"',
         )
+        return _as_the_installer_checks(finding, snapshot, matrix)
     return ok("keras", f"Keras {keras_version} matches TensorFlow {version}")
+
+
+def _as_the_installer_checks(finding: Finding, snapshot: Snapshot, matrix: Matrix) -> Finding:
+    """The same fix as ``tf_requirements`` gives where the installer's check names TensorFlow's
+    requirement on Keras (one cause, one fix: the smallest change, stale.remedy's)."""
+    import dataclasses
+
+    from tf_gpucheck.checks import stale
+
+    check = snapshot.installer.check if snapshot.installer is not None else None
+    unmet = next(
+        (u for u in check or () if u.name == "keras" and u.of in stale.TENSORFLOW_NAMES), None
+    )
+    if unmet is None:
+        return finding
+    plan = stale.remedy(unmet, snapshot, matrix)
+    return dataclasses.replace(
+        finding,
+        details=f"{finding.details} The fix: {plan.changes}.",
+        fix=plan.fix,
+        fallbacks=plan.fallbacks,
+    )
 
 
 KERAS_DISTRIBUTIONS = ("keras", "keras-nightly")
