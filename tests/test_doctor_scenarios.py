@@ -24,6 +24,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "real-tf-2.15-numpy-upgraded-py3.11": ("fail", "numpy_incompatible"),
     "real-tf-2.15-jax-0.7-py3.11": ("fail", "numpy_incompatible"),
     "real-tf-nightly-2.23-py3.11": ("fail", "container_no_gpu"),
+    "real-tf-2.21-old-cudnn-on-ld-library-path-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.15-keras-3-upgraded-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.21-target-on-pythonpath-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.21-and-cuda-py3.11-no-driver": ("fail", "no_nvidia_driver"),

@@ -10,6 +10,7 @@ import dataclasses
 
 from tests.conftest import scenario
 from tf_gpucheck.checks import Status, run_checks
+from tf_gpucheck.checks.layers.libraries import cudnn
 from tf_gpucheck.checks.layers.requirements import tf_requirements
 from tf_gpucheck.checks.layers.runtime import keras
 from tf_gpucheck.fix.plan import read_step
@@ -175,3 +176,19 @@ def test_going_back_across_a_keras_major_is_not_the_smallest_change() -> None:
             '/work/e215k/bin/python -m pip install "tensorflow[and-cuda]==2.16.*" "keras==3.15.1"'
         )
         assert finding.fallbacks == ('/work/e215k/bin/python -m pip install "keras<2.16,>=2.15.0"',)
+
+
+def test_an_older_cudnn_ahead_on_ld_library_path_is_taken_out_not_reinstalled() -> None:
+    """``tensorflow[and-cuda]==2.21.0`` (with ``jax[cuda12]``: cuDNN 9.28 from pip) and
+    ``LD_LIBRARY_PATH`` naming a folder with cuDNN 9.1.0: the loader searches LD_LIBRARY_PATH
+    before TensorFlow's RUNPATH and takes 9.1.0, older than the 9.3 TensorFlow was built with.
+    Reinstalling the and-cuda wheels changes nothing (the installer: "nothing to change"); the
+    folder out of LD_LIBRARY_PATH is the fix (run on this machine: cudnn is then ok)."""
+    snapshot = scenario("real-tf-2.21-old-cudnn-on-ld-library-path-py3.11")
+    finding = cudnn(snapshot, load_matrix())
+    assert finding.cause == "cudnn_version_mismatch"
+    assert finding.fix is not None
+    assert finding.fix.startswith(
+        "unset LD_LIBRARY_PATH  # without /work/oldcudnn/nvidia/cudnn/lib: its libcudnn.so.9 "
+        "comes before TensorFlow's own (9.28.0, "
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 
 from packaging.requirements import InvalidRequirement, Requirement
 
@@ -198,6 +199,49 @@ def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str | None:
     return remedies.remedy_for("cuda_libs_missing", snapshot, matrix)
 
 
+def _ahead_of_runpath(
+    lib: LibraryInfo,
+    wanted: str,
+    resolution: Resolution | None,
+    snapshot: Snapshot,
+    fits: Callable[[str | None], bool],
+) -> str | None:
+    """The fix where the loader takes ``wanted`` from a folder of LD_LIBRARY_PATH (searched
+    before a RUNPATH, ld.so(8)) and TensorFlow's own RUNPATH holds a file of that SONAME that
+    loads and ``fits`` (its version, from its own call): that folder out of LD_LIBRARY_PATH,
+    nothing installed. ``None`` where that is not what was observed."""
+    import shlex
+
+    if resolution is None or resolution.via != "ld_library_path" or not resolution.path:
+        return None
+    runpath = {
+        os.path.normpath(entry.split(":", 1)[1])
+        for entry in snapshot.libraries.search
+        if entry.startswith("runpath:")
+    }
+    own = next(
+        (
+            where.path
+            for where in lib.locations
+            if os.path.basename(where.path) == wanted
+            and os.path.normpath(os.path.dirname(where.path)) in runpath
+        ),
+        None,
+    )
+    if own is None or lib.loaded_path != own or lib.loadable is not True or not fits(lib.version):
+        return None
+    folder = os.path.normpath(os.path.dirname(resolution.path))
+    entries = (snapshot.system.env.get("LD_LIBRARY_PATH") or "").split(":")
+    rest = [e for e in entries if e and os.path.normpath(e) != folder]
+    why = (
+        f"without {folder}: its {wanted} comes before TensorFlow's own "
+        f"({lib.version or 'it loads'}, {own})"
+    )
+    if not rest or len(rest) == len([e for e in entries if e]):
+        return f"unset LD_LIBRARY_PATH  # {why}"
+    return f"export LD_LIBRARY_PATH={shlex.quote(':'.join(rest))}  # {why}"
+
+
 @check("cuda_libraries", "CUDA libraries TensorFlow needs are found and load", gpu=True)
 def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if facts.is_cuda_build(snapshot) is not True:
@@ -234,6 +278,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         else read_from
     ]
     observed: list[Observation] = []
+    asides: list[str | None] = []
     for name in required:
         lib = by_name.get(name)
         if lib is None:
@@ -244,6 +289,10 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         if wanted is not None and (lib.resolutions or snapshot.libraries.search):
             resolution = pick(lib, wanted)
             problem = _resolved_problem(lib, wanted, resolution)
+            if problem and not asides:
+                asides.append(
+                    _ahead_of_runpath(lib, wanted, resolution, snapshot, lambda _version: True)
+                )
             lines.append(
                 _resolved_words(resolution) if resolution else f"{wanted}: no such file found"
             )
@@ -261,7 +310,9 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "cuda_libs_missing",
             f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'} missing or broken: {problems[0]}",
             details,
-            _libraries_fix(snapshot, matrix),
+            asides[0]
+            if len(problems) == 1 and asides and asides[0]
+            else _libraries_fix(snapshot, matrix),
             observed=tuple(observed),
         )
     sources = sorted(
@@ -349,13 +400,18 @@ def _cudnn_resolved(
     observed = (library_observation(resolution),) if resolution else ()
     details = "\n".join(_resolved_words(r) for r in lib.resolutions) or "no libcudnn file found"
     problem = _resolved_problem(lib, wanted, resolution)
+
+    def fits(version: str | None) -> bool:
+        return version is not None and (built is None or _cudnn_fits(version, built))
+
+    aside = _ahead_of_runpath(lib, wanted, resolution, snapshot, fits)
     if problem or resolution is None:
         return fail(
             "cudnn",
             "cudnn_missing",
             f"cuDNN {built or ''}: {problem}".replace("  ", " "),
             details,
-            _libraries_fix(snapshot, matrix),
+            aside or _libraries_fix(snapshot, matrix),
             observed=observed,
         )
     have = resolution.version
@@ -373,7 +429,7 @@ def _cudnn_resolved(
             f"cuDNN {have} ({resolution.path}, what the loader takes for {wanted}) but TensorFlow "
             f"was built with {built}",
             "cuDNN needs the same major version and an equal or higher minor version.\n" + details,
-            _libraries_fix(snapshot, matrix),
+            aside or _libraries_fix(snapshot, matrix),
             observed=observed,
         )
     return ok(
