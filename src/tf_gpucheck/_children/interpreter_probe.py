@@ -465,29 +465,49 @@ def _owners(origin, name):
     wrote over the other's files. ``None``: not found, or its folder could not be listed."""
     if origin is None:
         return None
-    site = _site_of(origin)
+    index = _top_level_index(_site_of(origin))
+    if index is None:
+        return None
+    return list(index.get(name, ()))
+
+
+_TOP_LEVEL = {}  # type: Dict[str, Optional[Dict[str, List[str]]]]
+
+
+def _top_level_index(site):
+    # type: (str) -> Optional[Dict[str, List[str]]]
+    """Every top-level module of a site folder -> the distributions that install it, read once
+    per folder: each metadata folder's top_level.txt, else the top-level names its RECORD lists
+    (a package's ``NAME/__init__.py``, a module's ``NAME.py``)."""
+    key = os.path.normcase(os.path.abspath(site))
+    if key in _TOP_LEVEL:
+        return _TOP_LEVEL[key]
     try:
         entries = sorted(os.listdir(site))
     except OSError:
+        _TOP_LEVEL[key] = None
         return None
-    found = []  # type: List[str]
+    index = {}  # type: Dict[str, List[str]]
     for entry in entries:
         if not entry.endswith((".dist-info", ".egg-info")):
             continue
         folder = os.path.join(site, entry)
+        match = _DIST_DIR.match(entry)
+        dist = _normalise(match.group("name")) if match else entry
         top = _read(os.path.join(folder, "top_level.txt"))
-        record = _read(os.path.join(folder, "RECORD"))
-        named = (top is not None and name in top.split()) or (
-            record is not None
-            and (
-                ("\n%s/__init__.py," % name) in ("\n" + record)
-                or ("\n%s.py," % name) in ("\n" + record)
-            )
-        )
-        if named:
-            match = _DIST_DIR.match(entry)
-            found.append(_normalise(match.group("name")) if match else entry)
-    return found
+        names = set(top.split()) if top is not None else set()
+        record = _read(os.path.join(folder, "RECORD")) if top is None else None
+        for line in (record or "").splitlines():
+            path = line.split(",", 1)[0]
+            parts = path.split("/")
+            if len(parts) == 2 and parts[1] == "__init__.py":
+                names.add(parts[0])
+            elif len(parts) == 1 and path.endswith(".py"):
+                names.add(path[:-3])
+        for module in names:
+            index.setdefault(module, []).append(dist)
+    _TOP_LEVEL[key] = index
+    return index
 
 
 def _origin_place(origin, name, places):
