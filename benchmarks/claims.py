@@ -2055,10 +2055,13 @@ def oracle_causes(oracle: Oracle) -> dict[str, str]:
         out["tf_not_installed"] = (
             "no distribution has tensorflow/__init__.py and find_spec finds none"
         )
-    if tf_dists and not (clean and clean.get("origin")):
-        out["tf_install_broken"] = (
-            f"{', '.join(tf_dists)} listed, find_spec finds no tensorflow file"
-        )
+    for setting, found in (("clean", clean), ("user", user)):
+        # listed where it is looked for (a PYTHONPATH folder's record is not the environment's)
+        listed = list(oracle.view(setting).get("tf_dists") or [])
+        if listed and not (found and found.get("origin")):
+            out["tf_install_broken"] = (
+                f"{', '.join(listed)} listed ({setting}), find_spec finds no tensorflow file"
+            )
     for module in TF_IMPORT_MODULES:
         u, c = oracle.spec(module, "user"), oracle.spec(module, "clean")
         if u and u.get("origin") and u.get("origin") != (c or {}).get("origin"):
@@ -2066,11 +2069,17 @@ def oracle_causes(oracle: Oracle) -> dict[str, str]:
             if not owners:
                 out["module_shadowed"] = f"{module}: {u['origin']} ({u.get('added_by')})"
             elif u.get("added_by") == "pythonpath" and not u.get("in_target"):
-                # a folder only PYTHONPATH brings (a --target install) is the user's layout:
-                # a fault where it hides the environment's own, or the import fails
+                # a folder of the user's only PYTHONPATH brings (a --target install) is their
+                # layout: a fault where it hides the environment's own, where it is another
+                # environment's site-packages, or where the import fails
+                other = _environment_of(str(u.get("path_entry") or ""))
                 if c and c.get("origin"):
                     out["pythonpath_foreign"] = (
                         f"{module}: {u['origin']} through PYTHONPATH, over {c['origin']}"
+                    )
+                elif other:
+                    out["pythonpath_foreign"] = (
+                        f"{module}: {u['origin']} through PYTHONPATH, the site-packages of {other}"
                     )
                 elif oracle.tf_import()[0] != 0:
                     out["pythonpath_foreign"] = (
@@ -2119,6 +2128,32 @@ def oracle_causes(oracle: Oracle) -> dict[str, str]:
         if path is None:
             out["no_nvidia_driver"] = "dlopen(libnvidia-ml.so.1) fails"
     return out
+
+
+def _environment_of(entry: str) -> str | None:
+    """The interpreter whose own site-packages ``entry`` is (``<prefix>/lib/pythonX.Y/
+    site-packages``), asked: its ``site.getsitepackages()`` lists the folder."""
+    if not entry:
+        return None
+    folder = Path(entry)
+    if len(folder.parents) < 3:
+        return None
+    prefix = folder.parents[2]
+    for exe in sorted(glob.glob(str(prefix / "bin" / "python3*"))):
+        try:
+            proc = subprocess.run(
+                [exe, "-c", "import json, site; print(json.dumps(site.getsitepackages()))"],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=60,
+            )
+            found = json.loads(proc.stdout or "[]")
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            continue
+        if any(os.path.realpath(f) == os.path.realpath(entry) for f in found):
+            return exe
+    return None
 
 
 def compare_cause(doctor_cause: str | None, truth: Mapping[str, str]) -> str:

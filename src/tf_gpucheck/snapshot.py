@@ -210,6 +210,10 @@ class ModuleOrigin:
     """Every file or folder of the user's own that ``import NAME`` finds ahead of the
     environment's package, in ``sys.path`` order (``origin`` is the first): each entry asked
     alone."""
+    entry_environment: bool | None = None
+    """``path_entry`` is an environment's own package folder (a ``site-packages``, or a venv's or
+    conda environment's folder), not a folder of the user's such as ``pip install --target DIR``
+    makes; ``None``: not recorded (an older snapshot), or not found."""
     owners: tuple[str, ...] | None = None
     """The installed distributions beside ``origin`` whose RECORD lists its file (or whose
     top_level.txt names it): ``keras-nightly`` for ``keras``; two where a later install wrote

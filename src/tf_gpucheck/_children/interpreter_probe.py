@@ -331,6 +331,25 @@ def _inside(path, prefix):
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _environment_folder(entry):
+    # type: (Optional[str]) -> Optional[bool]
+    """Whether a sys.path entry is an environment's own package folder (a ``site-packages`` or
+    ``dist-packages``, or a folder with a venv's ``pyvenv.cfg`` or conda's ``conda-meta`` up to
+    three levels above it), rather than a folder of the user's (``pip install --target DIR``)."""
+    if not entry:
+        return None
+    folder = os.path.realpath(entry)
+    if os.path.basename(folder) in ("site-packages", "dist-packages"):
+        return True
+    for _ in range(4):
+        if os.path.exists(os.path.join(folder, "pyvenv.cfg")) or os.path.isdir(
+            os.path.join(folder, "conda-meta")
+        ):
+            return True
+        folder = os.path.dirname(folder)
+    return False
+
+
 def _entry_of(origin, path):
     # type: (Optional[str], List[str]) -> Optional[str]
     """The sys.path entry ``origin`` was found through: the first one that holds it."""
@@ -402,6 +421,7 @@ def imports(cwd):
                 "added_by": added_by,
                 "pth": pth_file,
                 "in_target": _inside(origin, sys.prefix),
+                "entry_environment": _environment_folder(entry),
                 "shadows": _shadows(name, user_path, clean_origin, places),
             }
         )

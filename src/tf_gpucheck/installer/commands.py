@@ -35,6 +35,8 @@ def target_folder(snapshot: Snapshot) -> str | None:
         return None
     if tf.added_by != "pythonpath" or not tf.distribution or not tf.path_entry:
         return None
+    if tf.entry_environment is not False:
+        return None  # another environment's folder: its own installer's
     return tf.path_entry
 
 

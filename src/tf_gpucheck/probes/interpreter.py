@@ -201,6 +201,7 @@ def _imports(data: object) -> ImportsInfo | None:
             added_by=text(item.get("added_by")),
             pth=text(item.get("pth")),
             in_target=_flag(item.get("in_target")),
+            entry_environment=_flag(item.get("entry_environment")),
             shadows=tuple(str(x) for x in item.get("shadows") or () if isinstance(x, str)),
             owners=(
                 tuple(str(x) for x in owners if isinstance(x, str))

@@ -183,8 +183,9 @@ def _shadow(
 ) -> tuple[str, str, str, str] | None:
     """(cause, summary, fix, status) when the user's ``import`` gets something else than the
     environment's own package, as observed by the target's import system in the user's folder.
-    A package that only ``PYTHONPATH`` brings (a ``pip install --target`` folder, the only one
-    this Python has) is a layout the user made, not a fault, unless the import is ``broken``."""
+    A package that only ``PYTHONPATH`` brings from a folder of the user's (``pip install --target
+    DIR``, no environment's own folder), the only one this Python has, is a layout the user made,
+    not a fault, unless the import is ``broken``."""
     if module.origin is None:
         return None
     path = _folder(module.origin)
@@ -208,7 +209,8 @@ def _shadow(
         )
     if module.origin == module.clean_origin or not _outside(module):
         return None
-    if module.where == "pythonpath" and (module.clean_origin is not None or broken):
+    layout = module.clean_origin is None and module.entry_environment is False and not broken
+    if module.where == "pythonpath" and not layout:
         own = (
             f"not this environment's ({_folder(module.clean_origin)})"
             if module.clean_origin
@@ -231,7 +233,8 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
     observed = tuple(
         import_observation(m, imports.cwd) for m in imports.modules if m.origin is not None
     )
-    broken = not snapshot.tensorflow.probed or snapshot.tensorflow.error is not None
+    # observed to break: the probe imported TensorFlow and it failed (--no-tf observes nothing)
+    broken = snapshot.tensorflow.probed and snapshot.tensorflow.error is not None
     for module in imports.modules:
         found = _shadow(module, imports, broken)
         if found:
