@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from tests.conftest import scenario
-from tf_gpucheck.checks import Status, run_checks
+from tf_gpucheck.checks import Status, run_checks, stale
 from tf_gpucheck.checks.layers.libraries import cudnn
 from tf_gpucheck.checks.layers.requirements import tf_requirements
 from tf_gpucheck.checks.layers.runtime import keras
@@ -192,3 +192,36 @@ def test_an_older_cudnn_ahead_on_ld_library_path_is_taken_out_not_reinstalled() 
         "unset LD_LIBRARY_PATH  # without /work/oldcudnn/nvidia/cudnn/lib: its libcudnn.so.9 "
         "comes before TensorFlow's own (9.28.0, "
     )
+
+
+def test_plans_merge_as_values_and_tensorflow_moves_once() -> None:
+    """One install for the unmet requirements of one package, merged by requirement (never by
+    reading command text); where one plan moves TensorFlow, another plan's "TensorFlow and Keras
+    stay" is not said: its package's change is."""
+    back = stale.plain(
+        "numpy<2.0.0,>=1.23.5",
+        changes="put numpy back in tensorflow 2.15.1's range (tensorflow and Keras stay; ...)",
+        gist="put numpy back in tensorflow 2.15.1's range",
+    )
+    mover = stale.plain(
+        "tensorflow[and-cuda]==2.19.*",
+        "ml-dtypes==0.7.0",
+        changes="upgrade tensorflow to 2.19.0 (ml-dtypes 0.7.0 stays: jax 0.7.0 declares ...)",
+        kept="ml-dtypes 0.7.0 stays: jax 0.7.0 declares ...",
+    )
+    merged = stale.together([back, mover])
+    assert merged.install == (
+        "numpy<2.0.0,>=1.23.5",
+        "tensorflow[and-cuda]==2.19.*",
+        "ml-dtypes==0.7.0",
+    )
+    assert merged.fix == (
+        'pip install "numpy<2.0.0,>=1.23.5" "tensorflow[and-cuda]==2.19.*" "ml-dtypes==0.7.0"'
+    )
+    assert merged.changes == (
+        "put numpy back in tensorflow 2.15.1's range; "
+        "upgrade tensorflow to 2.19.0 (ml-dtypes 0.7.0 stays: jax 0.7.0 declares ...)"
+    )
+    # a requirement on a package already in the install is not added twice
+    again = stale.plain("numpy>=1.26", changes="change numpy")
+    assert stale.together([back, again]).install == back.install

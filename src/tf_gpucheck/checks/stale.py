@@ -17,7 +17,7 @@ installer's own check states it). The fix acts on the **stale side**:
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -46,49 +46,68 @@ class Remedy:
     kept: str = ""
     """Where it moves TensorFlow to keep a package: that part alone ("ml-dtypes 0.7.0 stays:
     jax 0.7.0 declares ml_dtypes>=0.5.0"), said once TensorFlow already moves for another."""
+    install: tuple[str, ...] = ()
+    """The requirements of ``fix`` where it is one plain install of them (``()``: another kind
+    of fix): what :func:`together` merges, as values."""
+    gist: str = ""
+    """``changes`` without the alternative it names, said where the plan is merged into one that
+    moves TensorFlow (the alternative is then what happens)."""
 
 
-_PLAIN_INSTALL = re.compile(r'pip install((?: "[^"]+")+)')
+def plain(
+    *requirements: str,
+    fallbacks: tuple[str, ...] = (),
+    changes: str = "",
+    kept: str = "",
+    gist: str = "",
+) -> Remedy:
+    """One install of ``requirements``, as a value and as the intent it prints."""
+    return Remedy(install_line(requirements), fallbacks, changes, kept, tuple(requirements), gist)
+
+
+def install_line(requirements: Sequence[str]) -> str:
+    return "pip install " + " ".join(f'"{r}"' for r in requirements)
 
 
 def together(plans: Sequence[Remedy]) -> Remedy:
-    """The first plan, with the packages of every other plan that is a plain install
-    (``pip install "X"``) added to its one pip command: the installer's check lists each unmet
-    requirement, and a fix of one alone leaves the next (seen: protobuf upgraded, ml-dtypes
-    still missing). A first plan of another kind (TensorFlow moved, an uninstall) stays alone.
-    The caller passes the plans of one declaring package's requirements."""
-    from tf_gpucheck.installer.operations import split_comment
-
+    """The first plan, with the requirements of every other plain install added to its one
+    install: the installer's check lists each unmet requirement, and a fix of one alone leaves
+    the next (seen: protobuf upgraded, ml-dtypes still missing). A first plan of another kind
+    (an uninstall, an upgrade without a version) stays alone. The caller passes the plans of one
+    declaring package's requirements."""
     first = plans[0]
-    code, hash_, note = split_comment(first.fix)
-    match = _PLAIN_INSTALL.fullmatch(code.strip())
-    if match is None:
+    if not first.install:
         return first
-    wanted = re.findall(r'"[^"]+"', match.group(1))
-    names = {_quoted_name(w) for w in wanted}
-    changes = [first.changes]
+    wanted = list(first.install)
+    names = {_name(r) for r in wanted}
+    merged = [first]
     for plan in plans[1:]:
-        other = _PLAIN_INSTALL.fullmatch(split_comment(plan.fix)[0].strip())
-        added = [
-            w
-            for w in re.findall(r'"[^"]+"', other.group(1) if other else "")
-            if _quoted_name(w) not in names
-        ]
-        if not added or None in {_quoted_name(w) for w in added}:
+        added = [r for r in plan.install if _name(r) not in names]
+        if not added or None in {_name(r) for r in added}:
             continue
-        names.update(_quoted_name(w) for w in added)
+        names.update(_name(r) for r in added)
         wanted += added
-        moved = first.kept and plan.kept  # TensorFlow moves once: this one's reason to keep
-        changes.append(plan.kept if moved else plan.changes)
-    if len(changes) == 1:
+        merged.append(plan)
+    if len(merged) == 1:
         return first
-    fix = "pip install " + " ".join(wanted) + (f"  #{note}" if hash_ else "")
-    return Remedy(fix, first.fallbacks, "; ".join(c for c in changes if c), first.kept)
+    mover = next((p for p in merged if p.kept), None)
+    changes = []
+    for plan in merged:
+        if mover is None or plan is mover:
+            changes.append(plan.changes)
+        else:  # TensorFlow moves once: the others' reason to keep, or their package's change
+            changes.append(plan.kept or plan.gist or plan.changes)
+    return plain(
+        *wanted,
+        fallbacks=first.fallbacks,
+        changes="; ".join(c for c in changes if c),
+        kept=mover.kept if mover else "",
+    )
 
 
-def _quoted_name(word: str) -> str | None:
-    requirement = _parsed(word.strip('"'))
-    return canonicalize_name(requirement.name) if requirement else None
+def _name(requirement: str) -> str | None:
+    parsed = _parsed(requirement)
+    return canonicalize_name(parsed.name) if parsed else None
 
 
 def direction(requirement: str | None, have: str | None) -> str:
@@ -166,33 +185,40 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
     """The install that meets ``unmet`` on its stale side, with its fallbacks."""
     wanted = _without_marker(unmet.requirement) or declared(snapshot, unmet.of, unmet.name)
     way = direction(wanted, unmet.have)
-    satisfy = f'pip install "{wanted}"' if wanted else None
+    satisfy = install_line([wanted]) if wanted else None
     if way == "missing":
-        if satisfy:
-            return Remedy(satisfy, changes=f"install {unmet.name} as {unmet.of} asks")
-        again = f'pip install "{unmet.of}=={unmet.of_version}"' if unmet.of_version else None
-        return Remedy(again or f'pip install "{unmet.name}"', changes=f"install {unmet.name}")
-    if way != "too_new" and satisfy and unmet.of not in TENSORFLOW_NAMES:
+        if wanted:
+            return plain(wanted, changes=f"install {unmet.name} as {unmet.of} asks")
+        again = f"{unmet.of}=={unmet.of_version}" if unmet.of_version else unmet.name
+        return plain(again, changes=f"install {unmet.name}")
+    if way != "too_new" and wanted and unmet.of not in TENSORFLOW_NAMES:
         against = _against_tensorflow(unmet, wanted, snapshot, matrix)
         if against is not None:
             return against
-    if way != "too_new" or not satisfy:
+    if way != "too_new" or not wanted or not satisfy:
+        if wanted:
+            return plain(wanted, changes=f"change {unmet.name} to what {unmet.of} asks")
         return Remedy(
-            satisfy or f'pip install --upgrade "{unmet.name}"',
+            f'pip install --upgrade "{unmet.name}"',
             changes=f"change {unmet.name} to what {unmet.of} asks",
         )
-    keep = f'"{unmet.name}=={unmet.have}"'
+    keep = f"{unmet.name}=={unmet.have}"
     if _declaring_side_chosen_last(unmet):
-        return Remedy(
-            satisfy,
+        return plain(
+            wanted,
             changes=f"change {unmet.name}: {unmet.of} {unmet.of_version} was installed after it",
         )
     if unmet.of in TENSORFLOW_NAMES:
-        return _tensorflow_or_back(unmet, wanted, satisfy, keep, snapshot, matrix)
+        return _tensorflow_or_back(unmet, wanted, keep, snapshot, matrix)
+    if unmet.of_version:
+        return plain(
+            f"{unmet.of}>{unmet.of_version}",
+            keep,
+            fallbacks=(satisfy,),
+            changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
+        )
     return Remedy(
-        f'pip install "{unmet.of}>{unmet.of_version}" {keep}'
-        if unmet.of_version
-        else f'pip install --upgrade "{unmet.of}" {keep}',
+        f'pip install --upgrade "{unmet.of}" "{keep}"',
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
@@ -200,8 +226,7 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
 
 def _tensorflow_or_back(
     unmet: UnmetRequirement,
-    wanted: str | None,
-    satisfy: str,
+    wanted: str,
     keep: str,
     snapshot: Snapshot,
     matrix: Matrix,
@@ -210,12 +235,13 @@ def _tensorflow_or_back(
     upgraded after it): the smallest change is to put that one package back in TensorFlow's
     range, leaving TensorFlow and Keras where they are. A newer TensorFlow that takes the
     installed version is the fix only where going back breaks another installed distribution's
-    own requirement on it (read from their metadata); either way the other is named, and is
-    what prints when the installer refuses the first."""
+    own requirement on it (read from their metadata), or takes the package across a major
+    release the newer TensorFlow does not; either way the other is named, and is what prints
+    when the installer refuses the first."""
+    satisfy = install_line([wanted])
     row = newer_tensorflow(snapshot, matrix, unmet)
-    upgrade = (
-        f'pip install "{tensorflow_requirement(unmet.of, row, snapshot)}" {keep}' if row else None
-    )
+    moved = (tensorflow_requirement(unmet.of, row, snapshot), keep) if row else ()
+    upgrade = install_line(moved) if moved else None
     mine = _specifier(wanted)
     needs = [
         d
@@ -224,37 +250,35 @@ def _tensorflow_or_back(
         and (theirs := _specifier(d.requirement)) is not None
         and not _overlap(mine, theirs)
     ]
-    if needs and upgrade and row is not None:
+    gist = f"put {unmet.name} back in {unmet.of} {unmet.of_version}'s range"
+    if row is None:
+        return plain(
+            wanted, changes=f"change {unmet.name}: no newer TensorFlow takes it here", gist=gist
+        )
+    if needs:
         held = needs[0]
         kept = f"{unmet.name} {unmet.have} stays: {held.of} {held.of_version} declares {held.requirement}"
-        return Remedy(
-            upgrade,
-            (satisfy,),
-            changes=f"upgrade {unmet.of} to {row.version}{_keras_jump(snapshot, row)} ({kept})",
-            kept=kept,
-        )
-    if row is None:
-        return Remedy(satisfy, changes=f"change {unmet.name}: no newer TensorFlow takes it here")
-    if upgrade and _crosses_major(unmet, wanted) and not _keras_jump(snapshot, row):
+    elif _crosses_major(unmet, wanted) and not _keras_jump(snapshot, row):
         # going back would cross a major release (Keras 3 to 2); the newer TensorFlow does not
         kept = (
             f"{unmet.name} {unmet.have} stays: {unmet.of} {unmet.of_version}'s range would take "
-            f"it to another major version"
+            "it to another major version"
         )
-        return Remedy(
-            upgrade,
-            (satisfy,),
-            changes=f"upgrade {unmet.of} to {row.version} ({kept})",
-            kept=kept,
+    else:
+        return plain(
+            wanted,
+            fallbacks=(upgrade,) if upgrade else (),
+            changes=(
+                f"{gist} ({unmet.of} and Keras stay; or keep {unmet.name} {unmet.have} by "
+                f"upgrading {unmet.of} to {row.version}{_keras_jump(snapshot, row)})"
+            ),
+            gist=gist,
         )
-    return Remedy(
-        satisfy,
-        (upgrade,) if upgrade else (),
-        changes=(
-            f"put {unmet.name} back in {unmet.of} {unmet.of_version}'s range ({unmet.of} and "
-            f"Keras stay; or keep {unmet.name} {unmet.have} by upgrading {unmet.of} to "
-            f"{row.version}{_keras_jump(snapshot, row)})"
-        ),
+    return plain(
+        *moved,
+        fallbacks=(satisfy,),
+        changes=f"upgrade {unmet.of} to {row.version}{_keras_jump(snapshot, row)} ({kept})",
+        kept=kept,
     )
 
 
@@ -333,14 +357,14 @@ def _against_tensorflow(
     row = _admitting(snapshot, matrix, tf.version, unmet.name, mine)
     if row is None or not unmet.of_version:
         return None
-    keep = f'"{unmet.of}=={unmet.of_version}"'
     kept = (
         f"{unmet.of} {unmet.of_version} stays: its {unmet.name}{mine} and {tf.name} "
         f"{tf.version}'s {unmet.name}{theirs} share no version"
     )
-    return Remedy(
-        f'pip install "{tensorflow_requirement(tf.name, row, snapshot)}" {keep}',
-        (f'pip install "{wanted}"',),
+    return plain(
+        tensorflow_requirement(tf.name, row, snapshot),
+        f"{unmet.of}=={unmet.of_version}",
+        fallbacks=(install_line([wanted]),) if wanted else (),
         changes=f"upgrade {tf.name} to {row.version}{_keras_jump(snapshot, row)} ({kept})",
         kept=kept,
     )
@@ -493,8 +517,8 @@ def applies(requirement: Requirement, python: str | None) -> bool:
 
 
 def with_target(remedy: Remedy, snapshot: Snapshot) -> Remedy:
-    return Remedy(
-        commands.with_target_pip(remedy.fix, snapshot),
-        tuple(commands.with_target_pip(f, snapshot) for f in remedy.fallbacks),
-        remedy.changes,
+    return dataclasses.replace(
+        remedy,
+        fix=commands.with_target_pip(remedy.fix, snapshot),
+        fallbacks=tuple(commands.with_target_pip(f, snapshot) for f in remedy.fallbacks),
     )
