@@ -184,10 +184,13 @@ def test_an_unmet_requirement_is_stated_as_pip_check_states_it(tmp_path: Path) -
     assert f'{python} -m pip install "numpy>=1.26.0"' in found["fix"]
 
 
-def test_a_newer_package_the_user_installed_last_is_kept(tmp_path: Path) -> None:
-    """NumPy 2 installed after a TensorFlow 2.15 that declares numpy<2: the stale side is
-    TensorFlow, and the first fix keeps NumPy and moves TensorFlow to a release whose own
-    metadata accepts it; lowering NumPy is only the fallback."""
+def test_a_newer_package_the_user_installed_last_goes_back_in_tensorflows_range(
+    tmp_path: Path,
+) -> None:
+    """NumPy 2 installed after a TensorFlow 2.15 that declares numpy<2, nothing else needing
+    it: the smallest change is NumPy back in 2.15's range (one distribution; TensorFlow stays),
+    and the other way, TensorFlow moved to a release whose own metadata accepts NumPy 2.1 (the
+    oldest: 2.19), is named and is the fallback."""
     python = venv_with_pip(tmp_path / "venv")
     install_fake(
         site_packages(python),
@@ -200,8 +203,9 @@ def test_a_newer_package_the_user_installed_last_is_kept(tmp_path: Path) -> None
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path)
     first = data["first_fix"]
     assert first["cause"] == "numpy_incompatible"
-    assert '"numpy==2.1.3"' in first["fix"], first["fix"]
-    assert '"tensorflow[and-cuda]==2.19.*"' in first["fix"]  # the oldest that takes NumPy 2.1
+    assert first["fix"] == f'{python} -m pip install "numpy<2.0.0,>=1.23.5"', first["fix"]
+    details = checks(data)["tf_requirements"]["details"]
+    assert "or keep numpy 2.1.3 by upgrading tensorflow to 2.19.0" in details  # the oldest
 
 
 def test_two_tensorflows_are_replaced_by_a_release_the_installed_keras_fits(tmp_path: Path) -> None:
