@@ -2190,11 +2190,16 @@ class EnvResult:
     oracle_seconds: float
     seconds: float
     doctor_command: list[str] = field(default_factory=list)
+    requirement_fix: FixResult | None = None
+    """Where the first cause is another (a container without a GPU comes first here), the fix
+    doctor gives for its first cause of TensorFlow's requirements, run the same way: what the
+    size of a change is judged on."""
 
     def as_json(self) -> Json:
         data = asdict(self)
         data["statements"] = [asdict(s) for s in self.statements]
         data["fix"] = asdict(self.fix)
+        data["requirement_fix"] = asdict(self.requirement_fix) if self.requirement_fix else None
         return data
 
     @classmethod
@@ -2202,7 +2207,15 @@ class EnvResult:
         fields = dict(data)
         fields["statements"] = [Statement(**s) for s in data["statements"]]
         fields["fix"] = FixResult(**data["fix"])
+        sized = data.get("requirement_fix")
+        fields["requirement_fix"] = FixResult(**sized) if sized else None
         return cls(**fields)
+
+    def sized(self) -> FixResult | None:
+        """The fix whose size was judged: the first, else the requirement one."""
+        if self.fix.size:
+            return self.fix
+        return self.requirement_fix if self.requirement_fix and self.requirement_fix.size else None
 
 
 def check_environment(
@@ -2235,6 +2248,21 @@ def check_environment(
         )
     else:
         fix = FixResult("not_checked", None, doctor_cause, "--no-fixes")
+    requirement_fix = None
+    if fixes and doctor.report is not None and doctor_cause not in _FAMILIES_SIZED:
+        later = next(
+            (
+                c
+                for c in doctor.report.get("causes") or []
+                if c.get("cause") in _FAMILIES_SIZED and c.get("fix")
+            ),
+            None,
+        )
+        if later is not None:
+            as_first = {**doctor.report, "first_fix": later}
+            requirement_fix = check_fix(
+                built, as_first, gpucheck_python, no_tf=no_tf, activated=activated, oracle=oracle
+            )
     for statement in found:
         if statement.kind == "proof":
             status = statement.claim.get("status")
@@ -2267,6 +2295,7 @@ def check_environment(
         oracle_seconds=oracle_seconds,
         seconds=time.monotonic() - start,
         doctor_command=doctor.command,
+        requirement_fix=requirement_fix,
     )
 
 
@@ -2363,8 +2392,15 @@ def summarize(results: Sequence[EnvResult]) -> Json:
         "unchecked_statements": sum(c["unchecked"] for c in by_kind.values()),
         "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())},
         "first_fixes": dict(sorted(fixes.items())),
+        "requirement_fixes": dict(
+            sorted(Counter(r.requirement_fix.status for r in results if r.requirement_fix).items())
+        ),
         "first_fix_size": dict(
-            sorted(Counter(r.fix.size.split(":")[0] for r in results if r.fix.size).items())
+            sorted(
+                Counter(
+                    sized.size.split(":")[0] for r in results if (sized := r.sized()) is not None
+                ).items()
+            )
         ),
         "first_cause": dict(sorted(causes.items())),
         "seconds": {
@@ -2409,12 +2445,29 @@ def print_report(
         out(f"    recipe: {json.dumps(result.recipe, sort_keys=True)}")
     fixes = summary["first_fixes"]
     out("\nfirst fixes: " + ", ".join(f"{k} {v}" for k, v in fixes.items()))
+    later = summary.get("requirement_fixes") or {}
+    if later:
+        out(
+            "requirement fixes run where another cause came first: "
+            + ", ".join(f"{k} {v}" for k, v in later.items())
+        )
     sizes = summary.get("first_fix_size") or {}
     out(
-        "first fixes against the oracle's smallest change: "
+        "requirement fixes (the first, else the first of a requirement cause) against the "
+        "oracle's smallest change: "
         + (", ".join(f"{k} {v}" for k, v in sizes.items()) or "none judged")
     )
     for r in results:
+        sized = r.sized()
+        if sized is not None and sized.size.startswith("larger"):
+            out(
+                f"  env {r.index} [{r.recipe['layout']}] {sized.cause}: {sized.fix}\n      -> {sized.size}"
+            )
+        if r.requirement_fix is not None and r.requirement_fix.status == "fails":
+            out(
+                f"  env {r.index} [{r.recipe['layout']}] (requirement fix) {r.requirement_fix.cause}: "
+                f"{r.requirement_fix.fix}\n      -> {r.requirement_fix.why}"
+            )
         if r.fix.status == "fails":
             out(
                 f"  env {r.index} [{r.recipe['layout']}] {r.fix.cause}: {r.fix.fix}\n      -> {r.fix.why}"
