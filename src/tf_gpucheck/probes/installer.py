@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
@@ -38,6 +39,9 @@ from tf_gpucheck.snapshot import (
     PolicyAnswer,
     UnmetRequirement,
 )
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
 """A name no index has: the installer's answer to it is its policy, never an install."""
@@ -453,8 +457,6 @@ def metadata_check(
     not met by the installed version (``check_package_set``: prereleases allowed), each worded
     as pip words it (``commands/check.py``). Not covered: pip's "is not supported on this
     platform" for a wheel built for another machine."""
-    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
@@ -468,17 +470,7 @@ def metadata_check(
     for dist in sorted(facts.distributions, key=lambda d: d.name):
         missing: list[tuple[str, str]] = []
         conflicting: list[tuple[str, str, str]] = []
-        for line in dist.requires or ():
-            try:
-                requirement = Requirement(line)
-            except InvalidRequirement:
-                continue
-            if requirement.marker is not None:
-                try:
-                    if not requirement.marker.evaluate({**markers, "extra": ""}):
-                        continue
-                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                    continue
+        for requirement in holding(dist, markers):
             name = str(canonicalize_name(requirement.name))
             if name not in versions:
                 missing.append((name, str(requirement)))
@@ -505,6 +497,27 @@ def metadata_check(
     return tuple(unmet), CHECK_BY, None
 
 
+def holding(dist: RawDistribution, markers: Mapping[str, str]) -> Iterator[Requirement]:
+    """Each requirement ``dist`` declares whose marker holds for the target, with no extra (pip's
+    ``iter_dependencies``); a line that does not parse, or a marker that cannot be evaluated,
+    is left out as pip leaves it."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for line in dist.requires or ():
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is not None:
+            try:
+                if not requirement.marker.evaluate({**markers, "extra": ""}):
+                    continue
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                continue
+        yield requirement
+
+
 def with_others(
     check: tuple[UnmetRequirement, ...] | None, facts: InterpreterFacts
 ) -> tuple[UnmetRequirement, ...] | None:
@@ -514,8 +527,6 @@ def with_others(
     requirements were read."""
     import dataclasses
 
-    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
     if not check or all(d.requires is None for d in facts.distributions):
@@ -523,17 +534,7 @@ def with_others(
     markers = facts.markers or {}
     on: dict[str, list[Declared]] = {}
     for dist in facts.distributions:
-        for line in dist.requires or ():
-            try:
-                requirement = Requirement(line)
-            except InvalidRequirement:
-                continue
-            if requirement.marker is not None:
-                try:
-                    if not requirement.marker.evaluate({**markers, "extra": ""}):
-                        continue
-                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                    continue
+        for requirement in holding(dist, markers):
             requirement.marker = None
             on.setdefault(str(canonicalize_name(requirement.name)), []).append(
                 Declared(dist.name, dist.version, str(requirement))
