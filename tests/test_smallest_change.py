@@ -225,3 +225,25 @@ def test_plans_merge_as_values_and_tensorflow_moves_once() -> None:
     # a requirement on a package already in the install is not added twice
     again = stale.plain("numpy>=1.26", changes="change numpy")
     assert stale.together([back, again]).install == back.install
+
+
+def test_a_change_that_breaks_another_packages_requirement_says_so() -> None:
+    """protobuf 3.20.3 kept for another package that declares protobuf<=3.20.3, under
+    TensorFlow 2.21.0 (its METADATA: protobuf<8.0.0,>=6.31.1): raising protobuf to what
+    TensorFlow asks is the fix, and it says that the other package's requirement is then unmet."""
+    snapshot = scenario("real-cpu-only-tf-2.21-no-driver")
+    unmet = UnmetRequirement(
+        line="tensorflow 2.21.0 has requirement protobuf<8.0.0,>=6.31.1, but you have protobuf 3.20.3.",
+        of="tensorflow",
+        of_version="2.21.0",
+        name="protobuf",
+        requirement="protobuf<8.0.0,>=6.31.1",
+        have="3.20.3",
+        others=(Declared("onnx", "1.12.0", "protobuf<=3.20.1,>=3.12.2"),),
+    )
+    plan = stale.remedy(unmet, snapshot, load_matrix())
+    assert plan.install == ("protobuf<8.0.0,>=6.31.1",)
+    assert plan.changes == (
+        "change protobuf to what tensorflow asks (it leaves onnx 1.12.0's "
+        "protobuf<=3.20.1,>=3.12.2 unmet: no version is in both)"
+    )

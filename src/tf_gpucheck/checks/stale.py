@@ -197,7 +197,10 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
             return against
     if way != "too_new" or not wanted or not satisfy:
         if wanted:
-            return plain(wanted, changes=f"change {unmet.name} to what {unmet.of} asks")
+            return plain(
+                wanted,
+                changes=f"change {unmet.name} to what {unmet.of} asks{_breaks(unmet, wanted)}",
+            )
         return Remedy(
             f'pip install --upgrade "{unmet.name}"',
             changes=f"change {unmet.name} to what {unmet.of} asks",
@@ -222,6 +225,20 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
+
+
+def _breaks(unmet: UnmetRequirement, wanted: str) -> str:
+    """What meeting ``wanted`` leaves unmet of another installed distribution's own requirement on
+    the same package (read from its metadata): said, so the change is not taken for free."""
+    mine = _specifier(wanted)
+    for other in unmet.others or ():
+        theirs = _specifier(other.requirement)
+        if mine is not None and theirs is not None and not _overlap(mine, theirs):
+            return (
+                f" (it leaves {other.of} {other.of_version}'s {other.requirement} unmet: no "
+                f"version is in both)"
+            )
+    return ""
 
 
 def _tensorflow_or_back(
