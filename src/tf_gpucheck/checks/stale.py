@@ -270,7 +270,11 @@ def _tensorflow_or_back(
     gist = f"put {unmet.name} back in {unmet.of} {unmet.of_version}'s range"
     if row is None:
         return plain(
-            wanted, changes=f"change {unmet.name}: no newer TensorFlow takes it here", gist=gist
+            wanted,
+            changes=(
+                f"change {unmet.name}: no newer TensorFlow takes it here{_breaks(unmet, wanted)}"
+            ),
+            gist=gist,
         )
     if needs:
         held = needs[0]

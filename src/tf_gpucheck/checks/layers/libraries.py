@@ -237,7 +237,9 @@ def _ahead_of_runpath(
         f"without {folder}: its {wanted} comes before TensorFlow's own "
         f"({lib.version or 'it loads'}, {own})"
     )
-    if not rest or len(rest) == len([e for e in entries if e]):
+    if len(rest) == len([e for e in entries if e]):
+        return None  # the folder is not one of its entries as written (a link): not said
+    if not rest:
         return f"unset LD_LIBRARY_PATH  # {why}"
     return f"export LD_LIBRARY_PATH={shlex.quote(':'.join(rest))}  # {why}"
 
