@@ -97,7 +97,10 @@ def test_a_nightly_environment_is_judged_and_fixed_as_the_nightly_it_is() -> Non
     by_id = {f.check: f for f in report.findings}
     assert by_id["keras"].status.value == "ok"
     assert "keras-nightly" in by_id["keras"].summary
-    assert by_id["tf_build"].summary == "built with CUDA 12 and cuDNN 9"
+    assert by_id["tf_build"].summary == (
+        "a CUDA build; its build information names no CUDA version, and its own and-cuda extra "
+        "declares CUDA 12 and cuDNN 9 wheels"
+    )
     libraries = by_id["cuda_libraries"]
     assert "libcudart.so.12 (what TensorFlow asks for)" in libraries.summary
     assert libraries.fix == (

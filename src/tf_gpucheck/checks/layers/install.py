@@ -333,4 +333,17 @@ def tf_build(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"not imported (--no-tf): TensorFlow {facts.tf_version(snapshot)}'s Linux wheel is "
             f"built with CUDA {cuda} and cuDNN {cudnn} (compat_matrix.yaml)",
         )
+    if (
+        facts.build_value(snapshot, "cuda_version") is None
+        and facts.release(snapshot, matrix) is None
+    ):
+        # a nightly: its build information names no CUDA, and no table lists the release
+        declared = (
+            f", and its own and-cuda extra declares CUDA {cuda} and cuDNN {cudnn} wheels"
+            if cuda != "?"
+            else "; which CUDA it needs is not known"
+        )
+        return ok(
+            "tf_build", f"a CUDA build; its build information names no CUDA version{declared}"
+        )
     return ok("tf_build", f"built with CUDA {cuda} and cuDNN {cudnn}")
