@@ -123,6 +123,23 @@ def test_pip_refusing_a_release_for_this_python_gets_an_install_that_works() -> 
     assert first.fix is not None
 
 
+def test_a_pin_of_tensorflows_extra_the_index_lacks_is_not_a_python_problem() -> None:
+    """`pip install --dry-run "tensorflow[and-cuda]==2.14.1"` on Python 3.11, on this machine:
+    pip cannot meet the extra's `tensorrt==8.5.3.1` (the index offers 8.6.1 and later), and its
+    "Ignored the following versions that require a different python version" lists other
+    packages' versions (numpy's 1.21.x): Python 3.11 is not the problem, 2.15's extra installs."""
+    text = (REAL / "pip-py311-tf2141-andcuda_pip-install-dry-run.stderr").read_text()
+    result = explain(text, load_matrix())
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause == "install_resolution_failed"
+    assert first.fix is not None
+    assert first.fix.startswith(
+        'pip install "tensorflow[and-cuda]==2.15.*"  # the and-cuda extra of 2.14 pins tensorrt==8.5.3.1'
+    )
+    assert "python_unsupported" not in {c.code for c in result.report.causes}
+
+
 def test_stdin_and_formats(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     text = (REAL / "tf210-np2-py310_import-tensorflow.stderr").read_bytes()
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))

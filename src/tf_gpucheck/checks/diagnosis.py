@@ -370,9 +370,15 @@ def evidence_in(
 ) -> list[Evidence]:
     """:func:`classify_evidence` for lines the scanner has already classified."""
     found: list[Evidence] = []
+    others = _others_unresolved(classified)
     for line in classified:
         rule, cause = line.rule, line.cause
         if rule is None or cause is None:
+            continue
+        if rule.id == "pip_python_mismatch" and others:
+            # pip lists every version it skipped for Requires-Python, of every package it looked
+            # at (factory.py: the finder's requires_python_skipped_reasons); where the requirement
+            # it could not meet is another package's, this line says nothing of TensorFlow's
             continue
         if (
             rule.id == "dll_load_failed"
@@ -383,6 +389,23 @@ def evidence_in(
         if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
             found.append(Evidence(source, line, refine(cause, known, source)))
     return found
+
+
+_UNRESOLVED_RULES = frozenset({"pip_no_version", "pip_no_distribution"})
+_TENSORFLOW_PREFIXES = ("tensorflow", "tf-nightly", "intel-tensorflow")
+
+
+def _others_unresolved(classified: Sequence[logscan.LogLine]) -> list[str]:
+    """The requirements pip says it could not meet that are not a TensorFlow distribution
+    (``tensorrt==8.5.3.1``, from ``tensorflow[and-cuda]``)."""
+    out = []
+    for line in classified:
+        if line.rule is None or line.rule.id not in _UNRESOLVED_RULES or not line.library:
+            continue
+        name = re.split(r"[\[<>=!~;]", line.library, maxsplit=1)[0].lower().replace("_", "-")
+        if name and not name.startswith(_TENSORFLOW_PREFIXES):
+            out.append(line.library)
+    return out
 
 
 def _msvc_era(tf_version: str | None) -> bool:

@@ -283,7 +283,9 @@ def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) ->
 
 _PIP_WANTED = re.compile(
     r"(?:satisfies the requirement|distribution found for) (?P<name>[A-Za-z0-9_.\-]+)"
-    r"(?:\[[^\]]*\])?(?P<spec>[^\s(]*)"
+    r"(?:\[[^\]]*\])?(?P<spec>[^\s(;]*)"
+    # its marker, as pip prints a requirement from an extra: '; extra == "and-cuda"'
+    r"(?:;[^()]*)?"
     # pip names where a requirement came from first: "(from -r requirements.txt (line 1))"
     r"(?:\s*\((?!from versions)[^()]*(?:\([^()]*\)[^()]*)*\))*"
     r"(?:\s*\(from versions: (?P<versions>[^)]*)\))?"
@@ -321,6 +323,60 @@ def _final(versions: Sequence[str]) -> str | None:
     return str(max(finals)) if finals else None
 
 
+_PULLED_BY = re.compile(r"\(from (?P<by>tensorflow[\w-]*)\[(?P<extra>and-cuda|cuda)\]")
+
+
+def _extra_pin_unmet(
+    known: Known,
+    matrix: Matrix,
+    evidence: Sequence[Evidence],
+    said: tuple[str, str, list[str] | None] | None,
+) -> str | None:
+    """pip cannot meet a pin of TensorFlow's own and-cuda extra (2.14's ``tensorrt==8.5.3.1``,
+    which the index does not offer: "(from tensorflow[and-cuda]) (from versions: 8.6.1, ...)"):
+    no install of that release's extra works here. The oldest newer release whose extra pins
+    the same package to a version pip offers (or not at all), for this Python (the matrix's
+    and-cuda pins, read from each wheel's METADATA)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    if said is None or said[2] is None or said[0].startswith(("tensorflow", "tf-nightly")):
+        return None
+    pulled = next((m for e in evidence if (m := _PULLED_BY.search(e.line.message))), None)
+    if pulled is None:
+        return None
+    name, spec, offered = canonicalize_name(said[0]), said[1], said[2]
+
+    def pin(row: TfRelease) -> Requirement | None:
+        for line in row.and_cuda or ():
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if canonicalize_name(requirement.name) == name:
+                return requirement
+        return None
+
+    rows = [r for r in matrix.newest_first() if r.and_cuda]
+    asked = [r for r in rows if (p := pin(r)) is not None and str(p.specifier) == spec]
+    if not asked:
+        return None
+    oldest = min(asked, key=lambda r: r.minor)
+    python = known.python_version
+    for row in sorted(rows, key=lambda r: r.minor):
+        if row.minor <= oldest.minor or (python and not row.supports_python(python)):
+            continue
+        p = pin(row)
+        if p is None or any(p.specifier.contains(v, prereleases=True) for v in offered):
+            series = f"{row.minor[0]}.{row.minor[1]}"
+            return (
+                f'pip install "{pulled.group("by")}[and-cuda]=={series}.*"  # the and-cuda '
+                f"extra of {oldest.minor[0]}.{oldest.minor[1]} pins {name}{spec}, which the index "
+                "does not offer; this release's extra installs"
+            )
+    return None
+
+
 @remedy("install_resolution_failed", "tf_not_installed")
 def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
     if known.snapshot is not None:
@@ -341,6 +397,9 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
             )
     said = pip_said(evidence)
     name = said[0] if said else "tensorflow"
+    pulled = _extra_pin_unmet(known, matrix, evidence, said)
+    if pulled:
+        return pulled
     if name in ("tensorflow-gpu", "tf-nightly-gpu"):
         return 'pip install "tensorflow[and-cuda]"  # tensorflow-gpu is gone: tensorflow is the GPU build (Linux)'
     if said and said[2]:
