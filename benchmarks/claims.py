@@ -1958,6 +1958,9 @@ def _majors(changed: Sequence[str]) -> list[str]:
     return out
 
 
+_HOST_CAUSES = frozenset({"container_no_gpu", "no_nvidia_driver", "no_nvidia_gpu"})
+"""What this machine lacks and no fix in the environment changes."""
+
 _FAMILIES_SIZED = frozenset(
     {"numpy_incompatible", "protobuf_incompatible", "tf_requirement_unmet", "keras_mismatch"}
 )
@@ -2250,15 +2253,13 @@ def check_environment(
         fix = FixResult("not_checked", None, doctor_cause, "--no-fixes")
     requirement_fix = None
     if fixes and doctor.report is not None and doctor_cause not in _FAMILIES_SIZED:
+        # the first cause once what only the host can change (no GPU device, no driver here)
+        # is set aside: where that is one of TensorFlow's requirements, its fix runs too
         later = next(
-            (
-                c
-                for c in doctor.report.get("causes") or []
-                if c.get("cause") in _FAMILIES_SIZED and c.get("fix")
-            ),
+            (c for c in doctor.report.get("causes") or [] if c.get("cause") not in _HOST_CAUSES),
             None,
         )
-        if later is not None:
+        if later is not None and later.get("cause") in _FAMILIES_SIZED and later.get("fix"):
             as_first = {**doctor.report, "first_fix": later}
             requirement_fix = check_fix(
                 built, as_first, gpucheck_python, no_tf=no_tf, activated=activated, oracle=oracle
