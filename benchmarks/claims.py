@@ -1278,9 +1278,12 @@ def _judge_owner(claim: Json, oracle: Oracle) -> tuple[str, str]:
         return "false", f"{path} is not there"
     now = _record_hash(path)
     listers: dict[str, str] = {}
-    for record in glob.glob(
-        os.path.join(oracle.built.w, "**", "*.dist-info", "RECORD"), recursive=True
-    ):
+    records = [  # every folder, the hidden user site (~/.local) too: glob's ** skips it
+        os.path.join(folder, "RECORD")
+        for folder, _dirs, files in os.walk(oracle.built.w)
+        if folder.endswith(".dist-info") and "RECORD" in files
+    ]
+    for record in records:
         site = os.path.dirname(os.path.dirname(record))
         name = canonicalize_name(os.path.basename(os.path.dirname(record)).split("-")[0])
         for row in Path(record).read_text(encoding="utf-8", errors="replace").splitlines():
@@ -1942,8 +1945,8 @@ _MAJOR_WATCHED = re.compile(r"^(tensorflow(-\w+)?|tf-nightly|keras|tf-keras)$")
 
 
 def _majors(changed: Sequence[str]) -> list[str]:
-    """The changes that cross a major release of TensorFlow or Keras (Keras 2 to 3), a new
-    Keras included: code written for one major does not run on the other."""
+    """The changes that cross a major release of TensorFlow or Keras (Keras 2 to 3): code written
+    for one major does not run on the other. A distribution added or removed crosses none."""
     out = []
     for line in changed:
         name, _, move = line.partition(" ")
@@ -1951,7 +1954,9 @@ def _majors(changed: Sequence[str]) -> list[str]:
         if not _MAJOR_WATCHED.match(name):
             continue
         try:
-            if was == "(new)" or now == "(removed)" or Version(was).major != Version(now).major:
+            if was == "(new)" or now == "(removed)":
+                continue  # nothing was there to cross from, or nothing is left
+            if Version(was).major != Version(now).major:
                 out.append(line)
         except InvalidVersion:
             continue
