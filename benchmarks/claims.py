@@ -834,6 +834,7 @@ class Oracle:
         self._tf_import: tuple[int, str] | None = None
         self._dl: dict[tuple[str, str], tuple[str | None, str, str | None]] = {}
         self._named: dict[str, bool | None] = {}
+        self._opener: str | None = None
 
     # the three settings: the user's (their folder, their variables), the distributions' (their
     # variables, a folder of its own) and the environment alone (no PYTHONPATH, no folder)
@@ -936,6 +937,42 @@ class Oracle:
                 info[key] = m.group(1)
         requester = os.path.join(package, "libtensorflow_framework.so.2")
         return info, requester if os.path.exists(requester) else None
+
+    def tf_opener(self) -> str | None:
+        """The TensorFlow library whose code runs its loader (glibc's dlopen searches the caller's
+        own DT_RUNPATH, dlopen(3)), by experiment: the user's ``import tensorflow`` in their
+        setting under ``LD_DEBUG=bindings``, and the file the dynamic linker binds
+        ``DsoLoader::Get...DsoHandle`` to (the definition every caller gets, whichever of
+        TensorFlow's libraries defines a copy). Else libtensorflow_framework.so.2."""
+        if self._opener is None:
+            _build, framework = self.tf_build()
+            found: dict[str, int] = {}
+            if framework:
+                env = dict(self.built.user_env)
+                env["LD_DEBUG"] = "bindings"
+                pattern = re.compile(
+                    r"binding file \S+ \[\d+\] to (\S+) \[\d+\]: normal symbol `\S*DsoLoader\d+Get\w+DsoHandleEv"
+                )
+                proc = subprocess.Popen(
+                    [self.built.target, "-c", "import tensorflow"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    cwd=self.built.cwd,
+                    text=True,
+                    errors="replace",
+                )
+                assert proc.stderr is not None
+                for line in proc.stderr:
+                    if "DsoHandleEv" in line:
+                        m = pattern.search(line)
+                        if m:
+                            target = os.path.realpath(m.group(1))
+                            found[target] = found.get(target, 0) + 1
+                proc.wait(timeout=600)
+            best = max(found, key=lambda k: found[k]) if found else ""
+            self._opener = best or (framework or "")
+        return self._opener or None
 
     def tf_binaries_name(self, word: str) -> bool | None:
         """Whether any of TensorFlow's own shared objects (the ``.so`` files of the package the
@@ -1318,11 +1355,22 @@ def _judge_library(
             )
     if "path" in claim and claim.get("path") is None:
         absent = True  # an observation that the loader finds no file for it
-    requester = claim.get("requester")
-    if not soname or requester is None:
-        build, framework = oracle.tf_build()
-        soname = soname or soname_wanted(name, build)
-        requester = requester if requester is not None else framework
+    # whose RUNPATH the loader searches: the oracle's own reading of which TensorFlow library
+    # runs the loader (binutils' nm), never the requester the statement names
+    requester = oracle.tf_opener()
+    if not soname:
+        build, _framework = oracle.tf_build()
+        soname = soname_wanted(name, build)
+    said_requester = claim.get("requester")
+    if (
+        said_requester
+        and requester
+        and os.path.realpath(str(said_requester)) != os.path.realpath(requester)
+    ):
+        return "false", (
+            f"TensorFlow's loader runs in {os.path.basename(requester)} (it defines the "
+            f"Get<Name>DsoHandle functions), not {os.path.basename(str(said_requester))}"
+        )
     if not soname:
         return "unchecked", f"the soname TensorFlow asks for as {name} is not known to this oracle"
     reader = {

@@ -9,7 +9,8 @@ its Linux x86_64 wheel, read from the files inside it (nothing is imported or lo
 - each of TensorFlow's own libraries (``libtensorflow_framework.so.*``, ``libtensorflow_cc.so.*``,
   ``python/_pywrap_tensorflow_internal.so``): DT_NEEDED, RUNPATH/RPATH, and the
   ``Get<Name>DsoHandle`` functions its dynamic symbols name (tsl's dso_loader: one per library
-  TensorFlow can dlopen);
+  TensorFlow can dlopen) and those it defines (its code runs the loader, so its RUNPATH is the one
+  the dynamic loader searches);
 - METADATA's ``and-cuda`` requirements;
 
 writes ``tests/data/tf_wheels/tensorflow-VERSION.json`` (with this command and the wheel's name,
@@ -109,7 +110,7 @@ def read_wheel(wheel: Path) -> dict[str, object]:
                 and_cuda = _and_cuda(archive.read(info).decode("utf-8"))
             elif _OWN_LIBRARIES.match(name):
                 extracted = archive.extract(info, scratch)
-                dynamic = read_dynamic(extracted)
+                dynamic = read_dynamic(extracted, symbols=True)
                 Path(extracted).unlink()
                 if dynamic is None:
                     files[name] = None
@@ -121,6 +122,9 @@ def read_wheel(wheel: Path) -> dict[str, object]:
                     "runpath": list(dict.fromkeys(dynamic.runpath)),
                     "rpath": list(dict.fromkeys(dynamic.rpath)),
                     "dso_handles": sorted(dynamic.dso_handles),
+                    "defines_handles": None
+                    if dynamic.defines_handles is None
+                    else sorted(dynamic.defines_handles),
                 }
     return {"build_info": build_info, "and_cuda": and_cuda, "files": files}
 

@@ -29,6 +29,8 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "real-tf-2.21-target-on-pythonpath-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.21-and-cuda-py3.11-no-driver": ("fail", "no_nvidia_driver"),
     "real-tf-2.21-and-cuda-bad-pin-py3.11": ("fail", "no_nvidia_driver"),
+    "real-tf-2.21-and-cuda-loader-py3.11": ("fail", "container_no_gpu"),
+    "real-tf-2.21-and-cuda-cusolver-on-ld-library-path-py3.11": ("fail", "container_no_gpu"),
     "real-tensorflow-cpu-2.21-py3.11": ("fail", "tf_cpu_only_build"),
     # real recordings on a real H200 with PyTorch and JAX and no TensorFlow
     # (tests/data/gpu/h200/README.md): the driver and the GPU work, TensorFlow is missing
@@ -122,6 +124,8 @@ ALLOW_CPU: dict[str, tuple[str, int, str | None]] = {
     "real-tf-2.15-py3.11-no-driver": ("warn", 0, "no_nvidia_driver"),
     "real-tf-2.21-and-cuda-py3.11-no-driver": ("warn", 0, "no_nvidia_driver"),
     "real-tf-2.21-and-cuda-bad-pin-py3.11": ("warn", 0, "no_nvidia_driver"),
+    "real-tf-2.21-and-cuda-loader-py3.11": ("warn", 0, "container_no_gpu"),
+    "real-tf-2.21-and-cuda-cusolver-on-ld-library-path-py3.11": ("warn", 0, "container_no_gpu"),
     "real-tensorflow-cpu-2.21-py3.11": ("warn", 0, "no_nvidia_driver"),
 }
 

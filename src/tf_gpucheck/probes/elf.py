@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import struct
+import sys
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -24,15 +25,21 @@ class Dynamic:
     """The ``Get<Name>DsoHandle`` functions this file's dynamic symbols name (defines or calls),
     ``<Name>`` only, each once in the order first seen: TensorFlow's dynamic-library loader
     (tsl ``dso_loader.cc``) has one such function per library it can open."""
+    defines_handles: tuple[str, ...] | None = None
+    """Of those, the ones this file *defines* (its dynamic symbol table gives them a section):
+    the file whose code runs the loader, whose own RUNPATH the dynamic loader searches for what it
+    opens (glibc's dlopen searches the calling object's DT_RUNPATH, ld.so(8)). ``None``: the
+    symbol table was not read (not asked for, or the file has no section headers)."""
 
 
-def read_dynamic(path: str) -> Dynamic | None:
+def read_dynamic(path: str, *, symbols: bool = False) -> Dynamic | None:
     """The dynamic section of the ELF file at ``path``; ``None`` when it is not one (or not
     readable). Reads only the headers, the dynamic section and its string table (TensorFlow's
-    libraries are hundreds of megabytes)."""
+    libraries are hundreds of megabytes); with ``symbols``, also the dynamic symbol table, to
+    tell which ``Get<Name>DsoHandle`` functions the file defines."""
     try:
         with open(path, "rb") as handle:
-            return _parse(handle)
+            return _parse(handle, symbols)
     except (OSError, struct.error, IndexError, ValueError):
         return None
 
@@ -45,7 +52,7 @@ def _read_at(handle: BinaryIO, offset: int, size: int) -> bytes:
     return data
 
 
-def _parse(handle: BinaryIO) -> Dynamic | None:
+def _parse(handle: BinaryIO, symbols: bool = False) -> Dynamic | None:
     ident = handle.read(64)
     if ident[:4] != b"\x7fELF":
         return None
@@ -102,7 +109,61 @@ def _parse(handle: BinaryIO) -> Dynamic | None:
 
     soname = next((text(v) for t, v in tags if t == _DT_SONAME), None)
     needed = tuple(text(v) for t, v in tags if t == _DT_NEEDED)
-    return Dynamic(soname, needed, paths(_DT_RPATH), paths(_DT_RUNPATH), dso_handles(strings))
+    names = _handle_names(strings)
+    defined = _defined(handle, ident, wide, order, names) if symbols else None
+    return Dynamic(
+        soname,
+        needed,
+        paths(_DT_RPATH),
+        paths(_DT_RUNPATH),
+        tuple(dict.fromkeys(names.values())),
+        None if defined is None else tuple(dict.fromkeys(names[o] for o in sorted(defined))),
+    )
+
+
+_SHT_DYNSYM = 11
+
+
+def _defined(
+    handle: BinaryIO, ident: bytes, wide: bool, order: str, names: dict[int, str]
+) -> set[int] | None:
+    """The string-table offsets in ``names`` that a symbol of ``.dynsym`` defined in this file
+    (``st_shndx`` not ``SHN_UNDEF``) is named by; ``None`` without a section header table."""
+    if wide:
+        shoff = struct.unpack_from(order + "Q", ident, 0x28)[0]
+        shentsize, shnum = struct.unpack_from(order + "HH", ident, 0x3A)
+    else:
+        shoff = struct.unpack_from(order + "I", ident, 0x20)[0]
+        shentsize, shnum = struct.unpack_from(order + "HH", ident, 0x2E)
+    if not shoff or not shnum:
+        return None
+    table = _read_at(handle, shoff, shentsize * shnum)
+    section = struct.Struct(order + ("IIQQQQIIQQ" if wide else "IIIIIIIIII"))
+    for index in range(shnum):
+        fields = section.unpack_from(table, index * shentsize)
+        if fields[1] != _SHT_DYNSYM:
+            continue
+        offset, size, entsize = fields[4], fields[5], fields[9]
+        if not entsize:
+            return None
+        data = _read_at(handle, offset, size - size % entsize)
+        # Elf64_Sym: st_name (4), st_info, st_other, st_shndx (2), ...; Elf32_Sym: st_name (4),
+        # st_value, st_size (4 each), st_info, st_other, st_shndx (2)
+        words, width = entsize // 4, 6 if wide else 4
+        if order == "<" and sys.byteorder == "little" and entsize % 4 == 0 and words == width:
+            # st_name is word 0; st_shndx the high half of word 1 (64-bit) or word 3 (32-bit)
+            column = memoryview(data).cast("I")
+            named = column[0::words].tolist()
+            where = column[(1 if wide else 3) :: words].tolist()
+            return {n for n, w in zip(named, where, strict=True) if n in names and w >> 16}
+        at_shndx = 6 if wide else 14
+        found: set[int] = set()
+        for start in range(0, len(data), entsize):
+            name = struct.unpack_from(order + "I", data, start)[0]
+            if name in names and struct.unpack_from(order + "H", data, start + at_shndx)[0]:
+                found.add(name)
+        return found
+    return None
 
 
 _HANDLE = b"DsoHandle"
@@ -113,7 +174,12 @@ def dso_handles(strings: bytes) -> tuple[str, ...]:
     of tsl's loader (``_ZN3tsl8internal9DsoLoader18GetCurandDsoHandleEv``, and the
     ``stream_executor`` namespace before TensorFlow 2.12) carry the name between ``Get`` and
     ``DsoHandle``; the length prefix before ``Get`` says where the identifier starts."""
-    found: dict[str, None] = {}
+    return tuple(dict.fromkeys(_handle_names(strings).values()))
+
+
+def _handle_names(strings: bytes) -> dict[int, str]:
+    """The offset of each string naming a ``Get<Name>DsoHandle`` function -> ``<Name>``."""
+    found: dict[int, str] = {}
     at = strings.find(_HANDLE)
     while at != -1:
         start = at
@@ -125,9 +191,9 @@ def dso_handles(strings: bytes) -> tuple[str, ...]:
         if index != -1 and start + index > 0 and chr(strings[start + index - 1]).isdigit():
             name = word[index + 3 :].decode("ascii", "replace")
             if name:
-                found.setdefault(name, None)
+                found[strings.rfind(b"\0", 0, start) + 1] = name
         at = strings.find(_HANDLE, at + len(_HANDLE))
-    return tuple(found)
+    return found
 
 
 def expand(entries: tuple[str, ...], origin: str) -> list[str]:

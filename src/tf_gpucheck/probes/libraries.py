@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from tf_gpucheck._children import script
 from tf_gpucheck._process import ChildResult, describe_exit, run_child
-from tf_gpucheck.probes.elf import expand, read_dynamic
+from tf_gpucheck.probes.elf import Dynamic, expand, read_dynamic
 from tf_gpucheck.probes.interpreter import InterpreterFacts
 from tf_gpucheck.snapshot import (
     FileOwner,
@@ -391,18 +391,30 @@ _REQUESTERS = (
 def loader_order(
     facts: InterpreterFacts, environ: Mapping[str, str], system_dirs: list[str] | None = None
 ) -> LoaderOrder:
+    """The loader's order for what TensorFlow's own loader opens. glibc's dlopen searches the
+    RUNPATH of the object that calls it (ld.so(8), dlopen(3)): the TensorFlow library that
+    *defines* the ``Get<Name>DsoHandle`` functions (its code calls dlopen), the first of them in
+    load order where two do. Only where no definition could be read are the RUNPATHs of all of
+    TensorFlow's own libraries searched."""
     order = LoaderOrder(system=system_dirs if system_dirs is not None else _system_dirs())
-    rpath: list[str] = []
-    runpath: list[str] = []
     folder = _tensorflow_folder(facts)
+    read: list[tuple[str, Dynamic]] = []
+    opener: str | None = None
     for relative in _REQUESTERS if folder else ():
         path = os.path.join(folder or "", relative)
-        dynamic = read_dynamic(path) if os.path.isfile(path) else None
+        dynamic = read_dynamic(path, symbols=opener is None) if os.path.isfile(path) else None
         if dynamic is None:
             continue
-        order.requesters.append(path)
+        read.append((path, dynamic))
         for handle in dynamic.dso_handles:
             order.handles.setdefault(handle, []).append(path)
+        if opener is None and dynamic.defines_handles:
+            opener = path
+    searched = [(p, d) for p, d in read if p == opener] if opener else read
+    rpath: list[str] = []
+    runpath: list[str] = []
+    for path, dynamic in searched:
+        order.requesters.append(path)
         origin = os.path.dirname(path)
         if dynamic.runpath:
             runpath += [d for d in expand(dynamic.runpath, origin) if d not in runpath]

@@ -244,6 +244,40 @@ def _ahead_of_runpath(
     return f"export LD_LIBRARY_PATH={shlex.quote(':'.join(rest))}  # {why}"
 
 
+def _off_the_path(lib: LibraryInfo, wanted: str, resolution: Resolution | None) -> str | None:
+    """The folder of an installed file of ``wanted`` that loads (the load test's own answer)
+    where the loader's search finds none: TensorFlow's own loader searches the RUNPATH of the
+    library that runs it, and a release whose RUNPATH leaves out a folder of its own and-cuda
+    wheels cannot open what is installed there. ``None`` where that is not what was seen."""
+    if resolution is not None and resolution.path is not None:
+        return None
+    here = next((w for w in lib.locations if os.path.basename(w.path) == wanted), None)
+    if here is None or lib.loaded_path != here.path or lib.loadable is not True:
+        return None
+    return os.path.normpath(os.path.dirname(here.path))
+
+
+def _owner_words(lib: LibraryInfo) -> str:
+    here = next((w for w in lib.locations if w.path == lib.loaded_path), None)
+    if here is None:
+        return "found"
+    return f"from {here.package}" if here.package else f"found via {here.source}"
+
+
+def _onto_the_path(folders: list[str], snapshot: Snapshot) -> str:
+    """The line that puts ``folders`` first on LD_LIBRARY_PATH, keeping what it holds."""
+    import shlex
+
+    current = [e for e in (snapshot.system.env.get("LD_LIBRARY_PATH") or "").split(":") if e]
+    value = ":".join(dict.fromkeys([*folders, *current]))
+    requesters = snapshot.libraries.requesters
+    requester = os.path.basename(requesters[0]) if requesters else "TensorFlow"
+    return (
+        f"export LD_LIBRARY_PATH={shlex.quote(value)}  # where TensorFlow runs: "
+        f"{requester}'s RUNPATH leaves {'these folders' if len(folders) > 1 else 'it'} out"
+    )
+
+
 @check("cuda_libraries", "CUDA libraries TensorFlow needs are found and load", gpu=True)
 def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
     if facts.is_cuda_build(snapshot) is not True:
@@ -281,6 +315,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
     ]
     observed: list[Observation] = []
     asides: list[str | None] = []
+    off: list[str] = []
     for name in required:
         lib = by_name.get(name)
         if lib is None:
@@ -291,6 +326,10 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         if wanted is not None and (lib.resolutions or snapshot.libraries.search):
             resolution = pick(lib, wanted)
             problem = _resolved_problem(lib, wanted, resolution)
+            folder = _off_the_path(lib, wanted, resolution) if problem else None
+            if folder:
+                off.append(folder)
+                problem = f"{wanted} ({lib.loaded_path}, {_owner_words(lib)})"
             if problem and not asides:
                 asides.append(
                     _ahead_of_runpath(lib, wanted, resolution, snapshot, lambda _version: True)
@@ -306,15 +345,39 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         if problem:
             problems.append(problem)
     details = "\n".join(lines)
+    listed = facts.tf_gpus(snapshot)
+    if problems and listed:
+        # TensorFlow itself listed the GPU: its loader opened every library it gives the GPU up
+        # without (Cannot dlopen some GPU libraries ... Skipping registering GPU devices)
+        return ok(
+            "cuda_libraries",
+            f"TensorFlow lists {len(listed)} GPU{'s' if len(listed) > 1 else ''}: its own loader "
+            "opened every CUDA library it needs",
+            details + "\nas searched here: " + "; ".join(problems),
+            tuple(observed),
+        )
     if problems:
+        count = f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'}"
+        if off and len(off) == len(problems):
+            summary = f"{count} installed but off TensorFlow's loader path: {problems[0]}"
+            fix = _onto_the_path(off, snapshot)
+            details += (
+                "\nThe loader searches the RUNPATH of the library whose code calls it (ld.so(8)): "
+                + (snapshot.libraries.requesters[0] if snapshot.libraries.requesters else "")
+            )
+        else:
+            summary = f"{count} missing or broken: {problems[0]}"
+            fix = (
+                asides[0]
+                if len(problems) == 1 and asides and asides[0]
+                else _libraries_fix(snapshot, matrix)
+            )
         return fail(
             "cuda_libraries",
             "cuda_libs_missing",
-            f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'} missing or broken: {problems[0]}",
+            summary,
             details,
-            asides[0]
-            if len(problems) == 1 and asides and asides[0]
-            else _libraries_fix(snapshot, matrix),
+            fix,
             observed=tuple(observed),
         )
     sources = sorted(
