@@ -1315,9 +1315,16 @@ def _judge_owner(claim: Json, oracle: Oracle) -> tuple[str, str]:
         return "false", f"{path} is not there"
     now = _record_hash(path)
     listers: dict[str, str] = {}
-    records = [  # every folder, the hidden user site (~/.local) too: glob's ** skips it
+    # every folder of the work tree (the hidden user site ~/.local too: glob's ** skips it) and,
+    # for an environment built elsewhere (--here), the target's own prefix
+    roots = [str(oracle.built.w)]
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(oracle.built.target)))
+    if not _under(prefix, os.path.realpath(str(oracle.built.w))) and prefix != "/usr":
+        roots.append(prefix)
+    records = [
         os.path.join(folder, "RECORD")
-        for folder, _dirs, files in os.walk(oracle.built.w)
+        for root in roots
+        for folder, _dirs, files in os.walk(root)
         if folder.endswith(".dist-info") and "RECORD" in files
     ]
     for record in records:

@@ -30,6 +30,8 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "real-tf-2.21-and-cuda-py3.11-no-driver": ("fail", "no_nvidia_driver"),
     "real-tf-2.21-and-cuda-bad-pin-py3.11": ("fail", "no_nvidia_driver"),
     "real-tf-2.21-and-cuda-loader-py3.11": ("fail", "container_no_gpu"),
+    "real-tf-2.16.1-and-cuda-loader-py3.11": ("fail", "container_no_gpu"),
+    "real-tf-2.16.1-and-cuda-on-ld-library-path-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.21-and-cuda-cusolver-on-ld-library-path-py3.11": ("fail", "container_no_gpu"),
     "real-tensorflow-cpu-2.21-py3.11": ("fail", "tf_cpu_only_build"),
     # real recordings on a real H200 with PyTorch and JAX and no TensorFlow

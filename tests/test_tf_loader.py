@@ -253,3 +253,38 @@ def test_a_gpu_tensorflow_lists_outweighs_the_search() -> None:
     assert found.status.value == "ok"
     assert "TensorFlow lists 1 GPU" in found.summary
     assert "libcusolver.so.11" in found.details
+
+
+def test_2_16_1_is_the_breakage_people_reported_and_one_line_mends_it() -> None:
+    """Real recordings of a plain ``pip install "tensorflow[and-cuda]==2.16.1"`` venv, before and
+    after the printed line (tensorflow/tensorflow#63362: the GPU was not seen; TensorFlow's own
+    ``DsoLoader::TryDlopenCUDALibraries``, called in that venv, fails before and succeeds after)."""
+    before = load_snapshot(SNAPSHOTS / "real-tf-2.16.1-and-cuda-loader-py3.11.json")
+    libraries = _finding(before, "cuda_libraries")
+    cudnn = _finding(before, "cudnn")
+    assert libraries.status.value == "fail"
+    assert cudnn.status.value == "fail"
+    assert "5 CUDA libraries installed but off TensorFlow's loader path" in libraries.summary
+    assert "libcudnn.so.8" in cudnn.summary
+    assert "off TensorFlow's loader path" in cudnn.summary
+    # one line for both findings, every folder the loader does not reach, cuDNN's included
+    assert libraries.fix == cudnn.fix
+    value = libraries.fix.split()[1].removeprefix("LD_LIBRARY_PATH=")
+    assert [os.path.basename(os.path.dirname(f)) for f in value.split(":")] == [
+        "cublas",
+        "cufft",
+        "cusolver",
+        "cusparse",
+        "cudnn",
+    ]
+    after = load_snapshot(SNAPSHOTS / "real-tf-2.16.1-and-cuda-on-ld-library-path-py3.11.json")
+    # (the recording redacts the variable's value: where the loader found each file says it)
+    taken = {
+        os.path.dirname(r.path)
+        for lib in after.libraries.libraries
+        for r in lib.resolutions
+        if r.path and r.via == "ld_library_path"
+    }
+    assert taken == set(value.split(":"))
+    for check in ("cuda_libraries", "cudnn"):
+        assert _finding(after, check).status.value == "ok", check

@@ -257,6 +257,23 @@ def _off_the_path(lib: LibraryInfo, wanted: str, resolution: Resolution | None) 
     return os.path.normpath(os.path.dirname(here.path))
 
 
+def left_out_folders(snapshot: Snapshot, matrix: Matrix) -> list[str]:
+    """The folders of every installed library TensorFlow's loader asks for (cuDNN too) that its
+    search does not reach, in the loader's own order of asking: one LD_LIBRARY_PATH for all."""
+    asked, _where = asked_libraries(snapshot, matrix)
+    folders: list[str] = []
+    by_name = {lib.name: lib for lib in snapshot.libraries.libraries}
+    for name in asked or ():
+        lib = by_name.get(name)
+        wanted = wanted_soname(name, snapshot, matrix) if lib is not None else None
+        if lib is None or wanted is None or not lib.resolutions:
+            continue
+        folder = _off_the_path(lib, wanted, pick(lib, wanted))
+        if folder and folder not in folders:
+            folders.append(folder)
+    return folders
+
+
 def _owner_words(lib: LibraryInfo) -> str:
     here = next((w for w in lib.locations if w.path == lib.loaded_path), None)
     if here is None:
@@ -358,9 +375,10 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     if problems:
         count = f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'}"
+        fix: str | None
         if off and len(off) == len(problems):
             summary = f"{count} installed but off TensorFlow's loader path: {problems[0]}"
-            fix = _onto_the_path(off, snapshot)
+            fix = _onto_the_path(left_out_folders(snapshot, matrix) or off, snapshot)
             details += (
                 "\nThe loader searches the RUNPATH of the library whose code calls it (ld.so(8)): "
                 + (snapshot.libraries.requesters[0] if snapshot.libraries.requesters else "")
@@ -470,6 +488,17 @@ def _cudnn_resolved(
         return version is not None and (built is None or _cudnn_fits(version, built))
 
     aside = _ahead_of_runpath(lib, wanted, resolution, snapshot, fits)
+    folder = _off_the_path(lib, wanted, resolution) if problem else None
+    if folder:
+        return fail(
+            "cudnn",
+            "cudnn_missing",
+            f"cuDNN {built or ''}: {wanted} ({lib.loaded_path}, {_owner_words(lib)}) installed but "
+            "off TensorFlow's loader path".replace("  ", " "),
+            details,
+            _onto_the_path(left_out_folders(snapshot, matrix) or [folder], snapshot),
+            observed=observed,
+        )
     if problem or resolution is None:
         return fail(
             "cudnn",
