@@ -86,6 +86,7 @@ DEFAULT_POOL: tuple[tuple[str, str, str], ...] = (
     ("3.11", "tensorflow-cpu", "2.17.1"),
     ("3.12", "tensorflow", "2.20.0"),
     ("3.10", "tensorflow-cpu", "2.16.2"),
+    ("3.11", "tensorflow", "2.16.1"),
     ("3.10", "tensorflow", "2.12.1"),
     ("3.13", "tensorflow-cpu", "2.21.0"),
     ("3.9", "tensorflow-cpu", "2.14.1"),
