@@ -94,7 +94,7 @@ DEFAULT_POOL: tuple[tuple[str, str, str], ...] = (
 )
 """(Python, distribution, release) a run draws TensorFlow from by default: every Python 3.9-3.13,
 both distributions, CUDA 11.8 (2.12), 12.x with cuDNN 8 (2.15) and 9 (2.17+), Keras 2 and 3,
-NumPy 1 and 2, and a nightly build (tf-nightly with keras-nightly, PyPI's of 2026-10-26), in ten
+NumPy 1 and 2, TensorFlow 2.16.1 (whose loader misses its own and-cuda folders), and a nightly build (tf-nightly with keras-nightly, PyPI's of 2026-10-26), in eleven
 wheels (4 GB of wheelhouse). ``--tf-pool all`` draws from TF_WHEELS."""
 
 COMPANIONS: dict[str, tuple[str, ...]] = {
