@@ -88,3 +88,24 @@ def test_a_cause_whose_fix_is_words_has_its_words_in_causes_yaml_alone() -> None
                 assert said == expected, (code, place)
         for text in fixes.values():  # the words are not written again in the code
             assert text[:40] not in source, (code, text[:40])
+
+
+def test_no_remedy_is_a_fixed_text() -> None:
+    """A remedy function computes its fix from what is known; one that returns the same words
+    whatever is known belongs in causes.yaml (and ``remedies.DOCUMENTED``)."""
+    import ast
+
+    tree = ast.parse((ROOT / "src/tf_gpucheck/checks/remedies.py").read_text(encoding="utf-8"))
+    fixed = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or not node.decorator_list:
+            continue
+        decorator = node.decorator_list[0]
+        if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "remedy"):
+            continue
+        body = [n for n in node.body if not isinstance(n, ast.Expr)]  # docstrings aside
+        if len(body) == 1 and isinstance(body[0], ast.Return):
+            value = body[0].value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                fixed.append(node.name)
+    assert fixed == []

@@ -118,24 +118,6 @@ def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     return "sudo ubuntu-drivers install && sudo reboot  # or your distribution's NVIDIA driver package; then nvidia-smi"
 
 
-@remedy("nvml_driver_mismatch")
-def _reboot(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "sudo reboot  # or unload and reload the nvidia kernel modules"
-
-
-@remedy("no_nvidia_gpu")
-def _no_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "nvidia-smi -L  # must list the GPU; in a container start it with --gpus all "
-        "(Docker) or a nvidia.com/gpu resource (Kubernetes)"
-    )
-
-
-@remedy("gpu_hidden_by_env")
-def _visible(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "unset CUDA_VISIBLE_DEVICES  # or list the GPUs to use: export CUDA_VISIBLE_DEVICES=0"
-
-
 @remedy("driver_too_old")
 def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     row = _row(known, matrix)
@@ -169,44 +151,6 @@ def _older_release(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -
 @remedy("compute_capability_unsupported")
 def _newer_release(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     return 'pip install -U "tensorflow[and-cuda]"  # a newer build ships kernels for newer GPUs'
-
-
-@remedy("ptx_jit_required")
-def _jit_cache(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "export CUDA_CACHE_MAXSIZE=4294967296  # keep the JIT result between runs"
-
-
-@remedy("gpu_busy")
-def _busy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "nvidia-smi  # find the process holding the GPU; nvidia-smi -q -d COMPUTE shows the "
-        "compute mode (sudo nvidia-smi -c DEFAULT shares it)"
-    )
-
-
-@remedy("gpu_out_of_memory")
-def _oom(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "reduce the batch size, or stop TensorFlow from taking all GPU memory: "
-        "gpucheck configure-memory --growth (or export TF_FORCE_GPU_ALLOW_GROWTH=true)"
-    )
-
-
-@remedy("config_after_init")
-def _too_late(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "configure devices right after `import tensorflow`, before any op, model or "
-        "list_logical_devices(): tf.config.set_visible_devices / set_memory_growth / "
-        "set_logical_device_configuration (or tf_gpucheck.configure_memory(...) at the top)"
-    )
-
-
-@remedy("memory_config_conflict")
-def _memory_conflict(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "give every GPU the same memory growth, and do not combine growth with a memory limit "
-        "or virtual devices: gpucheck configure-memory --growth  (or --limit MB, not both)"
-    )
 
 
 @remedy("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old")
@@ -420,11 +364,6 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
     return f"use a Python in {newest_row.python} (TensorFlow {newest_row.version}): pip offers no TensorFlow for this one"
 
 
-@remedy("tensorflow_gpu_deprecated")
-def _tensorflow_gpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return replace_distributions(known, matrix, ["tensorflow-gpu"])
-
-
 @remedy("tf_cpu_only_build")
 def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     conda = [
@@ -537,16 +476,6 @@ def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str
     return next((v for v in [*versions, *newer] if meets(v, later)), default)
 
 
-@remedy("cpu_unsupported")
-def _avx(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "use a CPU with AVX, or a TensorFlow built for this CPU"
-
-
-@remedy("windows_native_unsupported")
-def _wsl(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'use WSL2 (wsl --install, then inside it: python3 -m pip install "tensorflow[and-cuda]"), or pip install "tensorflow<2.11"'
-
-
 @remedy("keras_mismatch")
 def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     series = _series(known.tf_version)
@@ -564,24 +493,6 @@ def _python(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
         return f"use a Python in {row.python} (TensorFlow {row.version}), or a TensorFlow release for your Python"
     newest = matrix.newest_first()[0]
     return f"use a Python in {newest.python} (TensorFlow {newest.version})"
-
-
-@remedy("msvc_runtime_missing")
-def _msvc(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "install the Microsoft Visual C++ Redistributable for Visual Studio 2015-2022 (x64): https://aka.ms/vs/17/release/vc_redist.x64.exe"
-
-
-@remedy("cuda_init_failed")
-def _cuda_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm  # common after suspend/resume; else reboot, then nvidia-smi"
-
-
-@remedy("cudnn_init_failed", "cublas_init_failed")
-def _cudnn_init(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "free GPU memory for cuDNN and cuBLAS: gpucheck configure-memory --growth (or export "
-        "TF_FORCE_GPU_ALLOW_GROWTH=true), and check nvidia-smi for other processes"
-    )
 
 
 @remedy("tf_import_failed")
@@ -672,30 +583,26 @@ def _shadowed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str
     return "rename your file or folder named tensorflow.py / keras.py / numpy.py (and its __pycache__): it hides the package"
 
 
-@remedy("pythonpath_foreign")
-def _pythonpath(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return "unset PYTHONPATH  # its folders come before this environment's own packages"
-
-
-@remedy("interpreter_mismatch")
-def _interpreter(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "install into the Python that runs your code: python -m pip install tensorflow "
-        "(in a notebook: %pip install tensorflow, then restart the kernel)"
-    )
-
-
-@remedy("keras_backend_missing")
-def _keras_backend(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'unset KERAS_BACKEND  # and check "backend" in ~/.keras/keras.json; or install the backend it names (jax, torch)'
-
-
-@remedy("keras_backend_cpu_only")
-def _keras_backend_cpu(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'unset KERAS_BACKEND  # and check "backend" in ~/.keras/keras.json; or install a CUDA build of the backend it names'
-
-
 DOCUMENTED = (
+    "nvml_driver_mismatch",
+    "no_nvidia_gpu",
+    "gpu_hidden_by_env",
+    "ptx_jit_required",
+    "gpu_busy",
+    "gpu_out_of_memory",
+    "config_after_init",
+    "memory_config_conflict",
+    "cpu_unsupported",
+    "windows_native_unsupported",
+    "msvc_runtime_missing",
+    "cuda_init_failed",
+    "cudnn_init_failed",
+    "cublas_init_failed",
+    "pythonpath_foreign",
+    "interpreter_mismatch",
+    "keras_backend_missing",
+    "keras_backend_cpu_only",
+    "tensorflow_gpu_deprecated",
     "cuda_stub_libcuda",
     "container_capabilities_missing",
     "pod_no_gpu",
