@@ -141,18 +141,6 @@ def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
     return "upgrade the NVIDIA driver (nvidia-smi shows the highest CUDA version it supports)"
 
 
-@remedy("compute_capability_too_old")
-def _older_release(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return (
-        "use an older TensorFlow that still ships kernels for this GPU: gpucheck matrix (column sm)"
-    )
-
-
-@remedy("compute_capability_unsupported")
-def _newer_release(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    return 'pip install -U "tensorflow[and-cuda]"  # a newer build ships kernels for newer GPUs'
-
-
 @remedy("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old")
 def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
     if known.snapshot is not None:
@@ -584,6 +572,8 @@ def _shadowed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str
 
 
 DOCUMENTED = (
+    "compute_capability_too_old",
+    "compute_capability_unsupported",
     "nvml_driver_mismatch",
     "no_nvidia_gpu",
     "gpu_hidden_by_env",
