@@ -449,3 +449,48 @@ def test_pips_conflict_line_names_a_major_break_and_its_own_requirement_is_the_f
     assert _first_cause(keras) == "keras_mismatch"
     harmless = broken.replace("2.9.1", "2.10.0").replace("4.21.2", "3.20.3")
     assert _first_cause(harmless) is None
+
+
+def test_the_versions_pip_offered_say_which_python_it_was() -> None:
+    # https://github.com/openai/gpt-2/issues/277 (settled: TensorFlow 1.x has no wheel for the
+    # Python 3.8 the user had): no Python stated; pip's own list starts at 2.2.0rc1, the first
+    # release with Python 3.8 wheels, and 1.12 supports 2.7 and 3.3-3.6
+    text = """I am trying `pip3 install tensorflow==1.12.0`
+
+Which returns:
+`ERROR: Could not find a version that satisfies the requirement tensorflow==1.12.0 (from versions: 2.2.0rc1, 2.2.0rc2, 2.2.0rc3, 2.2.0rc4, 2.2.0, 2.2.1, 2.3.0rc0, 2.3.0rc1, 2.3.0rc2, 2.3.0, 2.3.1, 2.4.0rc0, 2.4.0rc1, 2.4.0rc2, 2.4.0rc3, 2.4.0rc4)
+ERROR: No matching distribution found for tensorflow==1.12.0`
+"""
+    result = explain(text, load_matrix(), similar=False)
+    assert result.stated.python_version is None
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause == "python_unsupported"
+    assert "Python 3.8" in first.summary
+    # a list that starts where no Python starts (another platform's) says nothing of the Python
+    other = explain(text.replace("2.2.0rc1, 2.2.0rc2, 2.2.0rc3, 2.2.0rc4, ", "").replace(
+        "2.2.0, 2.2.1, ", ""), load_matrix(), similar=False)  # fmt: skip
+    assert other.report.first_fix is not None
+    assert other.report.first_fix.cause == "install_resolution_failed"
+
+
+def test_a_quoted_title_does_not_stand_for_pips_own_line() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/60512: the title quotes pip without a
+    # version; pip's own line names tensorflow==2.3.0, and 2.3 supports Python 3.5-3.8
+    text = """"No matching distribution found for tensorflow" when installing with pip on macOS
+### Tensorflow Version
+
+2.3.0
+
+### Python version
+
+3.9
+
+### Current Behaviour?
+
+`ERROR: No matching distribution found for tensorflow==2.3.0`
+"""
+    first = explain(text, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert first.cause == "python_unsupported"
+    assert "tensorflow==2.3.0" in first.summary

@@ -215,7 +215,7 @@ def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) ->
 
 _PIP_WANTED = re.compile(
     r"(?:satisfies the requirement|distribution found for) (?P<name>[A-Za-z0-9_.\-]+)"
-    r"(?:\[[^\]]*\])?(?P<spec>[^\s(;]*)"
+    r"(?:\[[^\]]*\])?(?P<spec>[^\s(;\"'`]*)"
     # its marker, as pip prints a requirement from an extra: '; extra == "and-cuda"'
     r"(?:;[^()]*)?"
     # pip names where a requirement came from first: "(from -r requirements.txt (line 1))"
@@ -238,7 +238,10 @@ def pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] 
                 else None
             )
             found.append((match.group("name").lower(), match.group("spec"), versions))
-    return next((f for f in found if f[2] is not None), found[0] if found else None)
+    return next(
+        (f for f in found if f[2] is not None),
+        next((f for f in found if f[1]), found[0] if found else None),
+    )
 
 
 def _final(versions: Sequence[str]) -> str | None:

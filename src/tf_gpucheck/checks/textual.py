@@ -411,6 +411,28 @@ def _words(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
     return seen
 
 
+_PYTHONS = ("2.7", *(f"3.{minor}" for minor in range(3, 15)))
+
+
+def _pythons_pip_offered_for(offered: Sequence[str], matrix: Matrix) -> list[str]:
+    """The Pythons whose list pip printed: pip offers every release whose Requires-Python admits
+    the interpreter, so the oldest release it offered is the first the matrix lists for that
+    Python. Empty when that fits no Python (another platform's list, or an unparsable one)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        oldest = min(Version(v) for v in offered)
+    except (InvalidVersion, ValueError):
+        return []
+    rows = sorted(matrix.tensorflow, key=lambda r: Version(r.version))
+    found = []
+    for python in _PYTHONS:
+        first = next((r for r in rows if r.supports_python(python)), None)
+        if first is not None and first.minor == (oldest.major, oldest.minor):
+            found.append(python)
+    return found
+
+
 def _prerelease(version: str) -> bool:
     from packaging.version import InvalidVersion, Version
 
@@ -456,13 +478,37 @@ def _python_pip_cannot_serve(
                 "python_unsupported",
             )
         ]
-    if python is None:
-        return []
     try:
         wanted = SpecifierSet(spec)
     except InvalidSpecifier:
         return []
     rows = [r for r in matrix.newest_first() if wanted.contains(r.version, prereleases=True)]
+    exact = re.fullmatch(r"===?\s*(\d+(?:\.\d+)*)(?:\.\*)?", spec.strip())
+    if not rows and exact:  # "==1.15.2": the matrix holds each series by its first release
+        row = matrix.release(exact.group(1))
+        rows = [row] if row is not None else []
+    if python is None and offered and rows:
+        implied = _pythons_pip_offered_for(offered, matrix)
+        if implied and not any(r.supports_python(p) for r in rows for p in implied):
+            newest = rows[0]
+            pythons = " or ".join(implied)
+            shown = f"{offered[0]} ... {offered[-1]}" if len(offered) > 1 else offered[0]
+            return [
+                Finding(
+                    "python",
+                    Status.FAIL,
+                    f"pip offered {name} {shown} and not {name}{spec}: releases that start where "
+                    f"Python {pythons} does, which no release {spec} allows supports "
+                    f"(TensorFlow {newest.version} needs Python {newest.python})",
+                    "pip lists every release whose Requires-Python admits the interpreter, from "
+                    "the first that supports it on\n(judged on pip's own list of the versions it saw)",
+                    f"use a Python in {newest.python} (TensorFlow {newest.version}) for "
+                    f"{name}{spec}, or a release your Python has: gpucheck matrix",
+                    "python_unsupported",
+                )
+            ]
+    if python is None:
+        return []
     if not rows or any(r.supports_python(python) for r in rows):
         return []
     words = stated.span_of("python_version") or f"Python {python}"
