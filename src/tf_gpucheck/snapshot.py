@@ -491,6 +491,10 @@ class TensorflowInfo:
     version: str | None = None
     build_info: dict[str, Any] | None = None
     """tf.sysconfig.get_build_info(), verbatim."""
+    build_file: dict[str, Any] | None = None
+    """The ``build_info`` literal of TensorFlow's own ``python/platform/build_info.py``, read from
+    the file the user's import would load, never imported: what the installed files say of their
+    build where TensorFlow was not imported (``--no-tf``) or did not import."""
     is_built_with_cuda: bool | None = None
     physical_devices: tuple[TfDevice, ...] = ()
     logical_devices: tuple[TfDevice, ...] = ()

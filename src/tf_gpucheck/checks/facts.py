@@ -32,7 +32,10 @@ def release(snapshot: Snapshot, matrix: Matrix) -> TfRelease | None:
 
 
 def build_value(snapshot: Snapshot, key: str) -> object:
-    return (snapshot.tensorflow.build_info or {}).get(key)
+    """TensorFlow's build information as TensorFlow reported it, else as its own build_info.py
+    file states it (read, never imported)."""
+    tensorflow = snapshot.tensorflow
+    return (tensorflow.build_info or tensorflow.build_file or {}).get(key)
 
 
 def is_cuda_build(snapshot: Snapshot) -> bool | None:

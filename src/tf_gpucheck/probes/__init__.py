@@ -7,6 +7,7 @@ concurrently with the others, and assembles the :class:`~tf_gpucheck.snapshot.Sn
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 from collections.abc import Callable, Mapping
@@ -17,12 +18,12 @@ from tf_gpucheck.__about__ import __version__
 from tf_gpucheck._process import allow_children, kill_all_children
 from tf_gpucheck.probes.frameworks import probe_frameworks
 from tf_gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
-from tf_gpucheck.probes.libraries import probe_libraries
+from tf_gpucheck.probes.libraries import probe_libraries, tensorflow_folder
 from tf_gpucheck.probes.node import probe_node
 from tf_gpucheck.probes.nvml import probe_nvml
 from tf_gpucheck.probes.packages import classify
 from tf_gpucheck.probes.system import probe_system
-from tf_gpucheck.probes.tensorflow import DEFAULT_TIMEOUT_S, probe_tensorflow
+from tf_gpucheck.probes.tensorflow import DEFAULT_TIMEOUT_S, probe_tensorflow, read_build_file
 from tf_gpucheck.snapshot import (
     SCHEMA_VERSION,
     FrameworksInfo,
@@ -218,14 +219,16 @@ def _collect(
         )
 
     not_yet = FrameworksInfo(probed=False, reason="skipped with --no-tf")
+    build_file = read_build_file(tensorflow_folder(facts))
     if on_partial is not None:
         # everything but TensorFlow is known: what depends on it alone can start now
-        on_partial(snapshot(TensorflowInfo(probed=False, installed=installed), not_yet))
+        partial = TensorflowInfo(probed=False, installed=installed, build_file=build_file)
+        on_partial(snapshot(partial, not_yet))
     if tf_future is not None:
-        tensorflow = tf_future.result()
+        tensorflow = dataclasses.replace(tf_future.result(), build_file=build_file)
         say("TensorFlow: done")
     else:
-        tensorflow = TensorflowInfo(probed=False, installed=installed)
+        tensorflow = TensorflowInfo(probed=False, installed=installed, build_file=build_file)
     frameworks = frameworks_future.result() if frameworks_future is not None else not_yet
     return snapshot(tensorflow, frameworks)
 

@@ -397,7 +397,7 @@ def loader_order(
     load order where two do. Only where no definition could be read are the RUNPATHs of all of
     TensorFlow's own libraries searched."""
     order = LoaderOrder(system=system_dirs if system_dirs is not None else _system_dirs())
-    folder = _tensorflow_folder(facts)
+    folder = tensorflow_folder(facts)
     read: list[tuple[str, Dynamic]] = []
     opener: str | None = None
     for relative in _REQUESTERS if folder else ():
@@ -428,7 +428,7 @@ def loader_order(
     return order
 
 
-def _tensorflow_folder(facts: InterpreterFacts) -> str | None:
+def tensorflow_folder(facts: InterpreterFacts) -> str | None:
     """The folder of the ``tensorflow`` package the user's import gets (else the environment's)."""
     for module in facts.imports.modules if facts.imports else ():
         if module.name != "tensorflow":

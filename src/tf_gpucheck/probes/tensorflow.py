@@ -21,6 +21,32 @@ from tf_gpucheck.snapshot import TensorflowInfo, TfDevice, TfDeviceDetails, TfOp
 DEFAULT_TIMEOUT_S = 120.0
 
 
+def read_build_file(folder: str | None) -> dict[str, Any] | None:
+    """The ``build_info = collections.OrderedDict([...])`` literal of ``folder``'s
+    ``python/platform/build_info.py`` (TensorFlow writes it at build time), parsed without
+    running it; ``None`` where there is no such file or no such literal."""
+    import ast
+
+    if not folder:
+        return None
+    try:
+        with open(
+            os.path.join(folder, "python", "platform", "build_info.py"), encoding="utf-8"
+        ) as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.List):
+            try:
+                pairs = ast.literal_eval(node.args[0])
+            except ValueError:
+                continue
+            if all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
+                return dict(pairs)
+    return None
+
+
 def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The child's environment: the user's, with TensorFlow's full C++ log switched on."""
     env = dict(os.environ if environ is None else environ)
