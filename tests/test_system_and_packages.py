@@ -172,9 +172,30 @@ def test_two_records_of_one_name_in_a_folder_read_as_importlib_metadata_reads_th
         ).stdout.strip()
         result = run_child([sys.executable, script("interpreter_probe")], timeout_s=60, env=env)
         assert result.returncode == 0, result.stderr
-        said = [
-            d["version"]
-            for d in json.loads(result.stdout)["distributions"]
-            if d["name"] == "tensorflow"
+        records = [
+            d for d in json.loads(result.stdout)["distributions"] if d["name"] == "tensorflow"
         ]
+        said = [d["version"] for d in records]
         assert said == [truth], (os.listdir(folder), said, truth)
+        # the other record is said: which one an installer reads is the installer's own choice
+        # (pip's pkg_resources backend, pip < 22.3 or Python < 3.11, takes the highest version)
+        assert records[0]["twins"] == [second if truth == first else first]
+
+
+def test_with_two_records_of_a_name_the_installer_itself_is_asked() -> None:
+    """Generated environment (benchmarks/claims.py seed 25, env 101): two tensorflow and two
+    keras records in one --target folder; pip 21.3.1 read the higher versions, the folder's order
+    gave the lower ones, and the computed check named requirements pip's own did not."""
+    from tf_gpucheck.probes.installer import computable
+    from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+
+    def facts(twins: tuple[str, ...]) -> InterpreterFacts:
+        return InterpreterFacts(
+            python_version="3.11.7",
+            python_executable=sys.executable,
+            distributions=(RawDistribution("tensorflow", "2.21.0", (), None, twins=twins),),
+            markers={"python_version": "3.11"},
+        )
+
+    assert computable(facts(()))
+    assert not computable(facts(("2.15.1",)))

@@ -178,12 +178,19 @@ def distributions(path, places=None):
             entries = os.listdir(site)
         except OSError:
             continue
+        here = {}  # type: Dict[str, Dict[str, Any]]
         for entry in entries:
             if not entry.endswith((".dist-info", ".egg-info")):
                 continue
             dist = _distribution(site, entry, _where(site, places))
+            if dist is not None and dist["name"] in here:
+                # a second record of one name in one folder: which one an installer reads
+                # depends on the installer (its metadata backend), so it is said
+                here[dist["name"]].setdefault("twins", []).append(dist["version"])
+                continue
             if dist is None or dist["name"] in seen:
                 continue
+            here[dist["name"]] = dist
             if dist["location"] == "other" and _norm(site) in pth:
                 dist["pth"] = pth[_norm(site)]  # the .pth file that put its folder on sys.path
             seen.add(dist["name"])

@@ -97,9 +97,9 @@ def probe_installer(
             pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
             for options in asks
         ]
-        if facts.markers is not None:  # the check computed from what the probe read
-            checked = pool.submit(metadata_check, facts)
-        else:  # the target did not say its markers: ask its installer
+        if computable(facts):
+            checked = pool.submit(metadata_check, facts)  # computed from what the probe read
+        else:  # no markers said, or a name with two records in one folder: its installer says
             checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
         located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
         index = (
@@ -446,6 +446,14 @@ def refusal_line(text: str) -> str:
 
 
 CHECK_BY = "pip check's rules over the installed metadata"
+
+
+def computable(facts: InterpreterFacts) -> bool:
+    """Whether ``pip check``'s verdict can be computed from what the probe read: the target said
+    its markers, and no name has two records in one folder (which of them an installer reads is
+    its own choice: pip's pkg_resources backend takes the highest version, its importlib one the
+    folder's order)."""
+    return facts.markers is not None and not any(d.twins for d in facts.distributions)
 
 
 def metadata_check(

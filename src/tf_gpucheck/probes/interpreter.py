@@ -38,6 +38,9 @@ class RawDistribution:
     """When its metadata folder was written (seconds since the epoch)."""
     pth: str | None = None
     """The ``.pth`` file that put its folder on sys.path (``location`` ``other``)."""
+    twins: tuple[str, ...] = ()
+    """Versions of other records of this name in the same folder (``pip install --target DIR
+    --upgrade`` leaves the old one): which record an installer reads is its own choice."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,7 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
                 if isinstance(item.get("installed_at"), (int, float))
                 else None,
                 pth=item["pth"] if isinstance(item.get("pth"), str) else None,
+                twins=tuple(str(v) for v in item.get("twins") or () if v is not None),
             )
         )
 
