@@ -250,3 +250,21 @@ def test_a_change_that_breaks_another_packages_requirement_says_so() -> None:
         "change protobuf to what tensorflow asks (it leaves onnx 1.12.0's "
         "protobuf<=3.20.1,>=3.12.2 unmet: no version is in both)"
     )
+
+
+def test_a_fix_that_unsets_pythonpath_repairs_the_pip_it_then_runs() -> None:
+    """Real recording (README; the recipe of benchmarks/claims.py seed 25, env 45): a Python 3.13
+    venv whose own pip 23.0.1 crashes on it, and another venv's site-packages on PYTHONPATH whose
+    pip 24.2 answers in the user's setting. The first fix unsets PYTHONPATH, so the venv's own
+    pip runs next: Python's ensurepip puts back the pip it ships first (tried here: pip 24.2,
+    which answers)."""
+    snapshot = scenario("real-pip-23.0-py3.13-pythonpath-brings-another-pip")
+    assert snapshot.installer is not None
+    assert snapshot.installer.crash() is None  # the pip PYTHONPATH brings answers
+    assert "ImpImporter" in (snapshot.installer.own_crash or "")
+    first = run_checks(snapshot, load_matrix()).first_fix
+    assert first is not None
+    assert first.cause == "pythonpath_foreign"
+    fix = first.fix or ""
+    assert fix.startswith("unset PYTHONPATH && ")
+    assert fix.index("-m ensurepip --upgrade && ") < fix.index("-m pip install")

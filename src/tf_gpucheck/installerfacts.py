@@ -127,6 +127,11 @@ class InstallerInfo:
     ``[install]`` over ``[global]``) and, apart, the ``PIP_*`` variable that overrides it;
     ``None``: not asked (uv, a pip without ``config debug``)."""
 
+    own_crash: str | None = None
+    """Where the user's PYTHONPATH is set: the traceback's last line of the installer this
+    interpreter runs without it (the environment's own pip, which a fix that unsets PYTHONPATH
+    runs; another folder's pip on PYTHONPATH can stand in for it), else ``None`` (schema 5)."""
+
     def crash(self) -> str | None:
         """The installer's last traceback line where it crashed instead of answering."""
         return next((a.line or "it crashed" for a in self.policy if a.crashed), None)

@@ -339,7 +339,10 @@ def _with_target_pip(command: str, snapshot: Snapshot) -> str:
         # uv is not on the user's PATH: give the environment its own pip first
         bootstrapped = _PIP.sub(lambda m: f"{python} -m pip {m.group(1)}", command)
         return f"{python} -m ensurepip && {bootstrapped}" if bootstrapped != command else command
-    crashed = installer is not None and installer.crash() is not None
+    crashed = installer is not None and (
+        installer.crash() is not None
+        or (installer.own_crash is not None and "unset PYTHONPATH" in command)
+    )
     if (
         installer is not None
         and (installer.tool is None or crashed)

@@ -102,6 +102,23 @@ def probe_installer(
         else:  # no markers said, or a name with two records in one folder: its installer says
             checked = pool.submit(_check, tool, python, uv, facts, environ, cwd, timeout_s)
         located = pool.submit(pip_location, path_pip, environ, cwd) if path_pip else None
+        # a pip on PYTHONPATH answers for the environment's own, which may crash on this Python
+        # (pip < 23.1 on Python 3.12+): a fix that unsets PYTHONPATH runs the environment's own
+        own = (
+            pool.submit(
+                _policy,
+                tool,
+                python,
+                uv,
+                version,
+                (),
+                {k: v for k, v in environ.items() if k != "PYTHONPATH"},
+                cwd,
+                timeout_s,
+            )
+            if tool == "pip" and environ.get("PYTHONPATH")
+            else None
+        )
         index = (
             pool.submit(no_index_setting, python, environ, cwd, timeout_s)
             if tool == "pip"
@@ -126,6 +143,7 @@ def probe_installer(
         check, check_by, check_error = checked.result()
         check = with_others(check, facts)
         path_pip_location = located.result() if located else None
+        own_answer = own.result() if own is not None else None
     return InstallerInfo(
         tool=tool,
         version=version,
@@ -139,6 +157,9 @@ def probe_installer(
         find_links=find_links,
         find_links_projects=wheelhouse_projects(find_links, cwd) if find_links else None,
         settings=settings,
+        own_crash=(own_answer.line or "it crashed")
+        if own_answer is not None and own_answer.crashed
+        else None,
     )
 
 
