@@ -268,3 +268,18 @@ def test_a_fix_that_unsets_pythonpath_repairs_the_pip_it_then_runs() -> None:
     fix = first.fix or ""
     assert fix.startswith("unset PYTHONPATH && ")
     assert fix.index("-m ensurepip --upgrade && ") < fix.index("-m pip install")
+
+
+def test_a_cpu_build_in_a_target_folder_is_replaced_in_that_folder() -> None:
+    """Real recording (README): `pip install --target /tmp/tgt tensorflow-cpu==2.21.0` into an
+    empty venv's PYTHONPATH. pip uninstalls nothing in such a folder ("not installed": it is
+    outside the environment; claims seed 25 envs 16, 88, 114: the fix left both builds), and
+    --upgrade keeps another distribution's record: the record goes, the GPU build goes there.
+    Run by hand on that folder: tensorflow-2.21.0.dist-info alone, the CPU-build finding gone."""
+    snapshot = scenario("real-tensorflow-cpu-2.21-target-on-pythonpath-py3.11")
+    report = run_checks(snapshot, load_matrix())
+    found = next(f for f in report.findings if f.cause == "tf_cpu_only_build")
+    fix = found.fix or ""
+    assert fix.startswith("rm -rf /tmp/tgt/tensorflow_cpu-2.21.0.dist-info && ")
+    assert 'pip install --target /tmp/tgt --upgrade "tensorflow[and-cuda]==2.21.*"' in fix
+    assert "uninstall" not in fix

@@ -386,6 +386,21 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
         prefer = kept_release(known.snapshot, matrix, known.tf_version)
         command = recommend(known.snapshot, matrix, prefer=prefer).command
         install = command or install
+        folder = commands.target_folder(known.snapshot)
+        head, verb, tail = install.partition("pip install ")
+        if folder and verb and "--target" not in tail:
+            # a --target folder: pip uninstalls nothing there ("not installed" for a folder
+            # outside the environment) and --upgrade replaces the package folders but keeps
+            # another distribution's record: its records go, the install goes there
+            records = [
+                shell_quote(
+                    os.path.join(folder, f"{d.name.replace('-', '_')}-{d.version}.dist-info")
+                )
+                for d in commands.main_distributions(known.snapshot)
+                if d.name in remove or not remove
+            ]
+            into = f"{head}{verb}--target {shell_quote(folder)} --upgrade {tail}"
+            return f"rm -rf {' '.join(records)} && {into}" if records else into
     if not remove:
         return install
     return f"pip uninstall -y {' '.join(remove)} && {install}"
