@@ -25,7 +25,7 @@ import pytest
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.elf import read_dynamic
-from tf_gpucheck.snapshot import TfDevice, load_snapshot
+from tf_gpucheck.snapshot import KernelInfo, TfDevice, load_snapshot
 
 WHEELS = Path(__file__).parent / "data" / "tf_wheels"
 SNAPSHOTS = Path(__file__).parent / "data" / "snapshots"
@@ -288,3 +288,42 @@ def test_2_16_1_is_the_breakage_people_reported_and_one_line_mends_it() -> None:
     assert taken == set(value.split(":"))
     for check in ("cuda_libraries", "cudnn"):
         assert _finding(after, check).status.value == "ok", check
+
+
+def test_in_a_notebook_kernel_the_files_are_loaded_first(tmp_path: Path) -> None:
+    """A kernel reads LD_LIBRARY_PATH when it starts; the loader takes a library already loaded
+    by its SONAME, so loading the file first is the fix there (tried on TensorFlow 2.21: its own
+    TryDlopenCUDALibraries then succeeds). The rule, on the real loader, then on the recording."""
+    wanted = tmp_path / "nvidia" / "cusolver" / "lib"
+    wanted.mkdir(parents=True)
+    library = _shared(
+        wanted / "libcusolver.so.11", "int cusolverGetVersion(int *v) { *v = 1; return 0; }\n"
+    )
+    runs = _shared(tmp_path / "libruns.so", LOADER_C, "-ldl")
+    script = (
+        "import ctypes, sys\n"
+        f"ctypes.CDLL({str(library)!r})\n"
+        f"lib = ctypes.CDLL({str(runs)!r})\n"
+        f"getter = getattr(lib, {GETTER!r}); getter.restype = ctypes.c_void_p\n"
+        "print('opened' if getter() else 'not opened')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "opened"
+
+    snapshot = load_snapshot(SNAPSHOTS / "real-tf-2.21-and-cuda-loader-py3.11.json")
+    in_kernel = dataclasses.replace(
+        snapshot,
+        kernel=KernelInfo(python=snapshot.target.python_executable, shell="ZMQInteractiveShell"),
+    )
+    fix = _finding(in_kernel, "cuda_libraries").fix or ""
+    cusolver = next(
+        loc.path
+        for lib in snapshot.libraries.libraries
+        if lib.name == "libcusolver"
+        for loc in lib.locations
+    )
+    assert fix.startswith(f"import ctypes; ctypes.CDLL({cusolver!r})  #")
+    assert "LD_LIBRARY_PATH" not in fix

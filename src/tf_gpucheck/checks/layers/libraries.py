@@ -245,8 +245,8 @@ def _ahead_of_runpath(
 
 
 def _off_the_path(lib: LibraryInfo, wanted: str, resolution: Resolution | None) -> str | None:
-    """The folder of an installed file of ``wanted`` that loads (the load test's own answer)
-    where the loader's search finds none: TensorFlow's own loader searches the RUNPATH of the
+    """An installed file of ``wanted`` that loads (the load test's own answer) where the
+    loader's search finds none: TensorFlow's own loader searches the RUNPATH of the
     library that runs it, and a release whose RUNPATH leaves out a folder of its own and-cuda
     wheels cannot open what is installed there. ``None`` where that is not what was seen."""
     if resolution is not None and resolution.path is not None:
@@ -254,24 +254,24 @@ def _off_the_path(lib: LibraryInfo, wanted: str, resolution: Resolution | None) 
     here = next((w for w in lib.locations if os.path.basename(w.path) == wanted), None)
     if here is None or lib.loaded_path != here.path or lib.loadable is not True:
         return None
-    return os.path.normpath(os.path.dirname(here.path))
+    return os.path.normpath(here.path)
 
 
-def left_out_folders(snapshot: Snapshot, matrix: Matrix) -> list[str]:
-    """The folders of every installed library TensorFlow's loader asks for (cuDNN too) that its
-    search does not reach, in the loader's own order of asking: one LD_LIBRARY_PATH for all."""
+def left_out_files(snapshot: Snapshot, matrix: Matrix) -> list[str]:
+    """Every installed library TensorFlow's loader asks for (cuDNN too) that its search does not
+    reach, in the loader's own order of asking: one line for all."""
     asked, _where = asked_libraries(snapshot, matrix)
-    folders: list[str] = []
+    files: list[str] = []
     by_name = {lib.name: lib for lib in snapshot.libraries.libraries}
     for name in asked or ():
         lib = by_name.get(name)
         wanted = wanted_soname(name, snapshot, matrix) if lib is not None else None
         if lib is None or wanted is None or not lib.resolutions:
             continue
-        folder = _off_the_path(lib, wanted, pick(lib, wanted))
-        if folder and folder not in folders:
-            folders.append(folder)
-    return folders
+        found = _off_the_path(lib, wanted, pick(lib, wanted))
+        if found and found not in files:
+            files.append(found)
+    return files
 
 
 def _owner_words(lib: LibraryInfo) -> str:
@@ -281,10 +281,22 @@ def _owner_words(lib: LibraryInfo) -> str:
     return f"from {here.package}" if here.package else f"found via {here.source}"
 
 
-def _onto_the_path(folders: list[str], snapshot: Snapshot) -> str:
-    """The line that puts ``folders`` first on LD_LIBRARY_PATH, keeping what it holds."""
+def _onto_the_path(files: list[str], snapshot: Snapshot) -> str:
+    """The line that puts the folders of ``files`` first on LD_LIBRARY_PATH, keeping what it
+    holds. In a notebook kernel (the target is the kernel itself), the variable is read when the
+    process starts: loading the files first does it there, since the loader takes a library
+    already loaded by its SONAME (tried: TensorFlow 2.21's own TryDlopenCUDALibraries then
+    succeeds)."""
     import shlex
 
+    kernel = snapshot.kernel
+    if kernel is not None and kernel.python == snapshot.target.python_executable:
+        loads = "; ".join(f"ctypes.CDLL({f!r})" for f in files)
+        return (
+            f"import ctypes; {loads}  # in the notebook, before TensorFlow uses the GPU "
+            "(restart the kernel first if it has)"
+        )
+    folders = list(dict.fromkeys(os.path.dirname(f) for f in files))
     current = [e for e in (snapshot.system.env.get("LD_LIBRARY_PATH") or "").split(":") if e]
     value = ":".join(dict.fromkeys([*folders, *current]))
     requesters = snapshot.libraries.requesters
@@ -343,9 +355,9 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         if wanted is not None and (lib.resolutions or snapshot.libraries.search):
             resolution = pick(lib, wanted)
             problem = _resolved_problem(lib, wanted, resolution)
-            folder = _off_the_path(lib, wanted, resolution) if problem else None
-            if folder:
-                off.append(folder)
+            unreached = _off_the_path(lib, wanted, resolution) if problem else None
+            if unreached:
+                off.append(unreached)
                 problem = f"{wanted} ({lib.loaded_path}, {_owner_words(lib)})"
             if problem and not asides:
                 asides.append(
@@ -378,7 +390,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         fix: str | None
         if off and len(off) == len(problems):
             summary = f"{count} installed but off TensorFlow's loader path: {problems[0]}"
-            fix = _onto_the_path(left_out_folders(snapshot, matrix) or off, snapshot)
+            fix = _onto_the_path(left_out_files(snapshot, matrix) or off, snapshot)
             details += (
                 "\nThe loader searches the RUNPATH of the library whose code calls it (ld.so(8)): "
                 + (snapshot.libraries.requesters[0] if snapshot.libraries.requesters else "")
@@ -488,15 +500,15 @@ def _cudnn_resolved(
         return version is not None and (built is None or _cudnn_fits(version, built))
 
     aside = _ahead_of_runpath(lib, wanted, resolution, snapshot, fits)
-    folder = _off_the_path(lib, wanted, resolution) if problem else None
-    if folder:
+    unreached = _off_the_path(lib, wanted, resolution) if problem else None
+    if unreached:
         return fail(
             "cudnn",
             "cudnn_missing",
             f"cuDNN {built or ''}: {wanted} ({lib.loaded_path}, {_owner_words(lib)}) installed but "
             "off TensorFlow's loader path".replace("  ", " "),
             details,
-            _onto_the_path(left_out_folders(snapshot, matrix) or [folder], snapshot),
+            _onto_the_path(left_out_files(snapshot, matrix) or [unreached], snapshot),
             observed=observed,
         )
     if problem or resolution is None:
