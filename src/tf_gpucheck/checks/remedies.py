@@ -388,7 +388,7 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
         install = command or install
         folder = commands.target_folder(known.snapshot)
         head, verb, tail = install.partition("pip install ")
-        if folder and verb and "--target" not in tail:
+        if folder and verb and "--target" not in tail and known.snapshot.system.os != "Windows":
             # a --target folder: pip uninstalls nothing there ("not installed" for a folder
             # outside the environment) and --upgrade replaces the package folders but keeps
             # another distribution's record: its records go, the install goes there
