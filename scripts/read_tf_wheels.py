@@ -21,7 +21,6 @@ library facts against these readings.
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
 import re
@@ -37,6 +36,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from tf_gpucheck.matrix import load_matrix  # noqa: E402
 from tf_gpucheck.probes.elf import read_dynamic  # noqa: E402
+from tf_gpucheck.probes.tensorflow import parse_build_info  # noqa: E402
 
 _OWN_LIBRARIES = re.compile(
     r"^tensorflow/(libtensorflow_framework\.so[.\d]*|libtensorflow_cc\.so[.\d]*|"
@@ -77,17 +77,6 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _build_info(text: str) -> dict[str, object]:
-    """The ``build_info = collections.OrderedDict([...])`` literal, without running the file."""
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.List):
-            try:
-                return dict(ast.literal_eval(node.args[0]))
-            except ValueError:
-                continue
-    return {}
-
-
 def _and_cuda(metadata: str) -> list[str]:
     lines = [
         line.split(":", 1)[1].strip()
@@ -105,7 +94,7 @@ def read_wheel(wheel: Path) -> dict[str, object]:
         for info in archive.infolist():
             name = info.filename
             if name == "tensorflow/python/platform/build_info.py":
-                build_info = _build_info(archive.read(info).decode("utf-8"))
+                build_info = parse_build_info(archive.read(info).decode("utf-8")) or {}
             elif name.endswith(".dist-info/METADATA"):
                 and_cuda = _and_cuda(archive.read(info).decode("utf-8"))
             elif _OWN_LIBRARIES.match(name):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import struct
 import sys
+from array import array
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -58,12 +59,7 @@ def _parse(handle: BinaryIO, symbols: bool = False) -> Dynamic | None:
         return None
     wide = ident[4] == 2
     order = "<" if ident[5] == 1 else ">"
-    if wide:
-        phoff = struct.unpack_from(order + "Q", ident, 0x20)[0]
-        phentsize, phnum = struct.unpack_from(order + "HH", ident, 0x36)
-    else:
-        phoff = struct.unpack_from(order + "I", ident, 0x1C)[0]
-        phentsize, phnum = struct.unpack_from(order + "HH", ident, 0x2A)
+    phoff, phentsize, phnum = _header_table(ident, wide, order, sections=False)
     headers = _read_at(handle, phoff, phentsize * phnum)
     loads: list[tuple[int, int, int]] = []  # (vaddr, offset, filesz)
     dynamic: tuple[int, int] | None = None
@@ -129,12 +125,7 @@ def _defined(
 ) -> set[int] | None:
     """The string-table offsets in ``names`` that a symbol of ``.dynsym`` defined in this file
     (``st_shndx`` not ``SHN_UNDEF``) is named by; ``None`` without a section header table."""
-    if wide:
-        shoff = struct.unpack_from(order + "Q", ident, 0x28)[0]
-        shentsize, shnum = struct.unpack_from(order + "HH", ident, 0x3A)
-    else:
-        shoff = struct.unpack_from(order + "I", ident, 0x20)[0]
-        shentsize, shnum = struct.unpack_from(order + "HH", ident, 0x2E)
+    shoff, shentsize, shnum = _header_table(ident, wide, order, sections=True)
     if not shoff or not shnum:
         return None
     table = _read_at(handle, shoff, shentsize * shnum)
@@ -146,24 +137,35 @@ def _defined(
         offset, size, entsize = fields[4], fields[5], fields[9]
         if not entsize:
             return None
-        data = _read_at(handle, offset, size - size % entsize)
         # Elf64_Sym: st_name (4), st_info, st_other, st_shndx (2), ...; Elf32_Sym: st_name (4),
-        # st_value, st_size (4 each), st_info, st_other, st_shndx (2)
-        words, width = entsize // 4, 6 if wide else 4
-        if order == "<" and sys.byteorder == "little" and entsize % 4 == 0 and words == width:
-            # st_name is word 0; st_shndx the high half of word 1 (64-bit) or word 3 (32-bit)
-            column = memoryview(data).cast("I")
-            named = column[0::words].tolist()
-            where = column[(1 if wide else 3) :: words].tolist()
-            return {n for n, w in zip(named, where, strict=True) if n in names and w >> 16}
-        at_shndx = 6 if wide else 14
-        found: set[int] = set()
-        for start in range(0, len(data), entsize):
-            name = struct.unpack_from(order + "I", data, start)[0]
-            if name in names and struct.unpack_from(order + "H", data, start + at_shndx)[0]:
-                found.add(name)
-        return found
+        # st_value, st_size (4 each), st_info, st_other, st_shndx (2): read as 32-bit words,
+        # st_name is word 0 and st_shndx half of word 1 (64-bit) or word 3 (32-bit)
+        words = array("I")
+        if entsize != (24 if wide else 16) or words.itemsize != 4:
+            return None
+        words.frombytes(_read_at(handle, offset, size - size % entsize))
+        if (order == "<") != (sys.byteorder == "little"):
+            words.byteswap()
+        step = entsize // 4
+        named = words[0::step]
+        where = words[(1 if wide else 3) :: step]
+        shift = 16 if order == "<" else 0
+        return {
+            n for n, w in zip(named, where, strict=True) if n in names and (w >> shift) & 0xFFFF
+        }
     return None
+
+
+def _header_table(ident: bytes, wide: bool, order: str, *, sections: bool) -> tuple[int, int, int]:
+    """(offset, entry size, entry count) of the program header table, or with ``sections`` of
+    the section header table, from the ELF header (``e_phoff``/``e_shoff`` ...)."""
+    if wide:
+        offset = struct.unpack_from(order + "Q", ident, 0x28 if sections else 0x20)[0]
+        size, count = struct.unpack_from(order + "HH", ident, 0x3A if sections else 0x36)
+    else:
+        offset = struct.unpack_from(order + "I", ident, 0x20 if sections else 0x1C)[0]
+        size, count = struct.unpack_from(order + "HH", ident, 0x2E if sections else 0x2A)
+    return offset, size, count
 
 
 _HANDLE = b"DsoHandle"

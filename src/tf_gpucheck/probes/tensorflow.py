@@ -22,19 +22,27 @@ DEFAULT_TIMEOUT_S = 120.0
 
 
 def read_build_file(folder: str | None) -> dict[str, Any] | None:
-    """The ``build_info = collections.OrderedDict([...])`` literal of ``folder``'s
-    ``python/platform/build_info.py`` (TensorFlow writes it at build time), parsed without
-    running it; ``None`` where there is no such file or no such literal."""
-    import ast
-
+    """The build information of ``folder``'s ``python/platform/build_info.py`` (TensorFlow
+    writes it at build time), read without running it; ``None`` where there is none."""
     if not folder:
         return None
     try:
         with open(
             os.path.join(folder, "python", "platform", "build_info.py"), encoding="utf-8"
         ) as f:
-            tree = ast.parse(f.read())
-    except (OSError, SyntaxError, ValueError):
+            return parse_build_info(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def parse_build_info(text: str) -> dict[str, Any] | None:
+    """The ``build_info = collections.OrderedDict([...])`` literal of a build_info.py, parsed
+    without running it; ``None`` where the text holds no such literal."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.List):
