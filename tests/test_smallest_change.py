@@ -218,7 +218,10 @@ def test_plans_merge_as_values_and_tensorflow_moves_once() -> None:
         "tensorflow[and-cuda]==2.19.*",
         "ml-dtypes==0.7.0",
     )
-    assert merged.fix == (
+    assert merged.fix.steps == (
+        Install(("numpy<2.0.0,>=1.23.5", "tensorflow[and-cuda]==2.19.*", "ml-dtypes==0.7.0")),
+    )
+    assert merged.fix.text() == (
         'pip install "numpy<2.0.0,>=1.23.5" "tensorflow[and-cuda]==2.19.*" "ml-dtypes==0.7.0"'
     )
     assert merged.changes == (

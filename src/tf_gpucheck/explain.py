@@ -262,7 +262,7 @@ def _explain(
         matches = solved.similar(
             query, exclude=exclude, threshold=solved.THRESHOLD if threshold is None else threshold
         )
-    result = diagnosis.diagnose(findings, [], fix_for=remedies.fix_for(known, matrix))
+    result = diagnosis.diagnose(findings, [], fix_for=remedies.planned(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     if report.first_fix is None:
         # no message and no stated fact names a cause: what the text says as a whole
@@ -271,7 +271,7 @@ def _explain(
         )
         if whole:
             result = diagnosis.diagnose(
-                [*findings, *whole], [], fix_for=remedies.fix_for(known, matrix)
+                [*findings, *whole], [], fix_for=remedies.planned(known, matrix)
             )
             report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     return Explanation(

@@ -11,7 +11,7 @@ from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.checks.registry import REGISTRY, Check, check_ids
 from tf_gpucheck.checks.requirements import Requirements, check_requirements
 from tf_gpucheck.errors import GpucheckError
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, writer
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
 
@@ -73,7 +73,13 @@ def run_checks(
             )
         if allow_cpu and not usable and finding.status is Status.FAIL:
             finding = _allow_cpu(finding, gpu_check=item.gpu)
-        if finding.fix:
+        if finding.plan is not None:
+            finding = dataclasses.replace(
+                finding,
+                fix=writer.write(finding.plan, snapshot),
+                fallbacks=tuple(writer.write(f, snapshot) for f in finding.alternatives),
+            )
+        elif finding.fix:
             finding = dataclasses.replace(
                 finding,
                 fix=commands.with_target_pip(finding.fix, snapshot),
@@ -92,7 +98,7 @@ def run_checks(
     result = diagnosis.diagnose(
         findings,
         evidence,
-        fix_for=remedies.fix_for(known, matrix),
+        fix_for=remedies.planned(known, matrix),
         witnesses=diagnosis.witness_names(snapshot.frameworks.frameworks),
     )
     matches = _similar(logs, similar_exclude)
@@ -108,7 +114,7 @@ def run_checks(
             result = diagnosis.diagnose(
                 [*findings, *hinted],
                 evidence,
-                fix_for=remedies.fix_for(known, matrix),
+                fix_for=remedies.planned(known, matrix),
                 witnesses=diagnosis.witness_names(snapshot.frameworks.frameworks),
             )
     return Report(

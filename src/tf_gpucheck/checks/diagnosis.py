@@ -21,12 +21,16 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tf_gpucheck import factwords
 from tf_gpucheck.checks import facts
 from tf_gpucheck.checks.findings import DEPTH_LAST, Cause, Finding, Status
 from tf_gpucheck.reading import logscan
 from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
+
+if TYPE_CHECKING:
+    from tf_gpucheck.installer.intent import Fix
 
 # --- the layers ----------------------------------------------------------------------------
 
@@ -326,7 +330,9 @@ class Evidence:
         return self.line.text
 
 
-FixFor = Callable[[str, Sequence["Evidence"]], str | None]
+FixFor = Callable[[str, Sequence["Evidence"]], "tuple[str, Fix | None] | None"]
+"""The fix of a cause only a log shows: (the line written for the target, its plan where it is
+package work), or ``None``."""
 
 
 @dataclass(frozen=True)
@@ -484,17 +490,21 @@ def diagnose(
             observed=finding.observed,
             proof=finding.proof,
             fallbacks=finding.fallbacks,
+            plan=finding.plan,
+            alternatives=finding.alternatives,
         )
     for code, items in by_code.items():
         if code in causes or code in SYMPTOMS:
             continue
+        fix, plan = fix_for(code, items) or (None, None)
         causes[code] = Cause(
             code,
             Status.WARN,
             log_summary(code, items),
-            fix_for(code, items),
+            fix,
             "tf_log",
             tuple(e.text for e in items),
+            plan=plan,
         )
 
     rewritten: list[Finding] = []
@@ -535,6 +545,7 @@ def diagnose(
                 summary=_witnessed(witnesses, best.code)
                 + f"{finding.summary} because {_lower_first(best.summary)}",
                 fix=best.fix or finding.fix,
+                plan=best.plan if best.fix else finding.plan,
             )
         )
 
@@ -547,6 +558,7 @@ def diagnose(
             f.check,
             details=f.details,
             explained_by=explained.get(f.check),
+            plan=f.plan,
         )
         for f in rewritten
         if f.cause in SYMPTOMS and f.status in (Status.FAIL, Status.WARN) and f.cause

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from tf_gpucheck.installer.intent import Fix
 
 if TYPE_CHECKING:
     from tf_gpucheck.installer.proof import Proof
@@ -63,6 +66,17 @@ class Finding:
     """The installer's answer to ``fix`` (install fixes, once proven)."""
     fallbacks: tuple[str, ...] = ()
     """What to print instead of ``fix``, in order, when the installer refuses it."""
+    plan: Fix | None = None
+    """The fix as a value (package steps), where it is package work: ``fix`` is it written
+    for the target."""
+    alternatives: tuple[Fix, ...] = ()
+    """The plans of ``fallbacks``."""
+
+    def otherwise(self, alternatives: tuple[Fix, ...]) -> Finding:
+        """The same finding with ``alternatives`` to its plan (as intents until written)."""
+        return dataclasses.replace(
+            self, alternatives=alternatives, fallbacks=tuple(a.text() for a in alternatives)
+        )
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -95,10 +109,10 @@ def info(
     summary: str,
     details: str = "",
     cause: str | None = None,
-    fix: str | None = None,
+    fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.INFO, summary, details, fix, cause, observed=observed)
+    return Finding(check, Status.INFO, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix))
 
 
 def warn(
@@ -106,10 +120,10 @@ def warn(
     cause: str,
     summary: str,
     details: str = "",
-    fix: str | None = None,
+    fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.WARN, summary, details, fix, cause, observed=observed)
+    return Finding(check, Status.WARN, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix))
 
 
 def fail(
@@ -117,10 +131,18 @@ def fail(
     cause: str,
     summary: str,
     details: str = "",
-    fix: str | None = None,
+    fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.FAIL, summary, details, fix, cause, observed=observed)
+    return Finding(check, Status.FAIL, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix))
+
+
+def _text(fix: str | Fix | None) -> str | None:
+    return fix.text() if isinstance(fix, Fix) else fix
+
+
+def _plan(fix: str | Fix | None) -> Fix | None:
+    return fix if isinstance(fix, Fix) else None
 
 
 @dataclass(frozen=True)
@@ -149,6 +171,10 @@ class Cause:
     """The installer's answer to ``fix``, when it was asked."""
     fallbacks: tuple[str, ...] = ()
     """What to print instead of ``fix``, in order, when the installer refuses it."""
+    plan: Fix | None = None
+    """``fix`` as a value, where it is package work."""
+    alternatives: tuple[Fix, ...] = ()
+    """The plans of ``fallbacks``."""
 
     @property
     def origin(self) -> str:
@@ -174,6 +200,8 @@ class Cause:
             observed=self.observed,
             proof=self.proof,
             fallbacks=self.fallbacks,
+            plan=self.plan,
+            alternatives=self.alternatives,
         )
 
     def to_dict(self) -> dict[str, object]:

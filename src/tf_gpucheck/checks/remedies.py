@@ -14,12 +14,13 @@ from collections.abc import Callable, Sequence
 
 from tf_gpucheck.checks import causedocs, facts, stale
 from tf_gpucheck.checks.diagnosis import Evidence, Known
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, writer
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
 from tf_gpucheck.target import shell_quote
 
-Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | None]
+Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | Fix | None]
 REMEDIES: dict[str, Remedy] = {}
 
 
@@ -32,15 +33,35 @@ def remedy(*codes: str) -> Callable[[Remedy], Remedy]:
     return register
 
 
+def planned(
+    known: Known, matrix: Matrix
+) -> Callable[[str, Sequence[Evidence]], tuple[str, Fix | None] | None]:
+    """The diagnosis' ``fix_for``: the remedy of a cause code, for this machine, as the line
+    written for the target and, where it is package work, its plan."""
+
+    def fix(code: str, evidence: Sequence[Evidence]) -> tuple[str, Fix | None] | None:
+        function = REMEDIES.get(code)
+        remedy = function(known, matrix, evidence) if function else None
+        if not remedy:
+            return None
+        if isinstance(remedy, Fix):
+            if known.snapshot is None:
+                return remedy.text(), remedy
+            return writer.write(remedy, known.snapshot), remedy
+        if known.snapshot is not None:
+            remedy = commands.with_target_pip(remedy, known.snapshot)
+        return remedy, None
+
+    return fix
+
+
 def fix_for(known: Known, matrix: Matrix) -> Callable[[str, Sequence[Evidence]], str | None]:
-    """The diagnosis' ``fix_for``: the remedy of a cause code, for this machine."""
+    """The remedy of a cause code, for this machine, as the line to print."""
+    made = planned(known, matrix)
 
     def fix(code: str, evidence: Sequence[Evidence]) -> str | None:
-        function = REMEDIES.get(code)
-        command = function(known, matrix, evidence) if function else None
-        if command and known.snapshot is not None:
-            command = commands.with_target_pip(command, known.snapshot)
-        return command
+        found = made(code, evidence)
+        return found[0] if found else None
 
     return fix
 
@@ -565,7 +586,7 @@ def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str
 
 
 @remedy("tf_requirement_unmet")
-def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
     for item in evidence:
         if item.line.library:
             name = item.line.library.split(".")[0].replace("_", "-").lower()
@@ -573,7 +594,7 @@ def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> 
             if unmet is not None and known.snapshot is not None:  # who requires what, as checked
                 plan = stale.remedy(unmet, known.snapshot, matrix)
                 said = f"{unmet.of} {unmet.of_version or ''}".strip()
-                return f"{plan.fix}  # {said} requires {unmet.requirement or name}"
+                return plan.fix.noted(f"{said} requires {unmet.requirement or name}")
             declared = _declared(known, matrix, name)
             return f'pip install "{declared or name}"' + (
                 f"  # what TensorFlow {known.tf_version} declares" if declared else ""

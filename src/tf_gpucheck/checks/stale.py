@@ -26,7 +26,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, intent
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease, driver_floor, driver_supports
 from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
 
@@ -37,9 +38,9 @@ TENSORFLOW_NAMES = frozenset(
 
 @dataclass(frozen=True)
 class Remedy:
-    fix: str
-    """The first install to try (an intent: ``pip install ...``, written for the target later)."""
-    fallbacks: tuple[str, ...] = ()
+    fix: Fix
+    """The first install to try (written for the target later)."""
+    fallbacks: tuple[Fix, ...] = ()
     """What to print instead, in order, when the installer refuses the one before."""
     changes: str = ""
     """Which side it changes, in words: "upgrade tf-keras (tensorflow 2.18.0 stays)"."""
@@ -56,7 +57,7 @@ class Remedy:
 
 def plain(
     *requirements: str,
-    fallbacks: tuple[str, ...] = (),
+    fallbacks: tuple[Fix, ...] = (),
     changes: str = "",
     kept: str = "",
     gist: str = "",
@@ -65,8 +66,8 @@ def plain(
     return Remedy(install_line(requirements), fallbacks, changes, kept, tuple(requirements), gist)
 
 
-def install_line(requirements: Sequence[str]) -> str:
-    return "pip install " + " ".join(f'"{r}"' for r in requirements)
+def install_line(requirements: Sequence[str]) -> Fix:
+    return intent.install(*requirements)
 
 
 def together(plans: Sequence[Remedy]) -> Remedy:
@@ -202,7 +203,7 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
                 changes=f"change {unmet.name} to what {unmet.of} asks{_breaks(unmet, wanted)}",
             )
         return Remedy(
-            f'pip install --upgrade "{unmet.name}"',
+            intent.install(unmet.name, options=("--upgrade",)),
             changes=f"change {unmet.name} to what {unmet.of} asks",
         )
     keep = f"{unmet.name}=={unmet.have}"
@@ -221,7 +222,7 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
             changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
         )
     return Remedy(
-        f'pip install --upgrade "{unmet.of}" "{keep}"',
+        intent.install(unmet.of, keep, options=("--upgrade",)),
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
@@ -535,11 +536,3 @@ def applies(requirement: Requirement, python: str | None) -> bool:
         return marker.evaluate({"python_version": short, "python_full_version": python})
     except UndefinedEnvironmentName:
         return False
-
-
-def with_target(remedy: Remedy, snapshot: Snapshot) -> Remedy:
-    return dataclasses.replace(
-        remedy,
-        fix=commands.with_target_pip(remedy.fix, snapshot),
-        fallbacks=tuple(commands.with_target_pip(f, snapshot) for f in remedy.fallbacks),
-    )

@@ -21,7 +21,8 @@ from tf_gpucheck.checks.findings import (
     warn,
 )
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, intent
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import (
     RequirementInfo,
@@ -59,7 +60,7 @@ def parse_requirement(text: str) -> Requirement | None:
 
 def requirement_problems(
     requirements: tuple[RequirementInfo, ...], tf_version: str | None
-) -> list[tuple[str, str, str]]:
+) -> list[tuple[str, str, Fix]]:
     """(cause, what is wrong, the install that fixes it) for every requirement not met, most
     important family first. Keras itself is the ``keras`` check's."""
     problems = []
@@ -74,7 +75,7 @@ def requirement_problems(
         if name in ("keras", "tf-keras"):
             continue
         cause = _FAMILY.get(name, "tf_requirement_unmet")
-        wanted = f'pip install "{name}{requirement.specifier}"'
+        wanted = intent.install(f"{name}{requirement.specifier}")
         if item.installed is None:
             problems.append((cause, f"{name} is not installed ({item.of} requires it)", wanted))
         elif not requirement.specifier.contains(item.installed, prereleases=True):
@@ -100,7 +101,7 @@ def requirement_problems(
                 (
                     "numpy_incompatible",
                     f"NumPy {numpy} with TensorFlow {tf_version}, which was compiled against NumPy 1.x",
-                    'pip install "numpy<2"',
+                    intent.install("numpy<2"),
                 )
             )
     problems.sort(key=lambda p: _FAMILY_ORDER.index(p[0]))
@@ -226,7 +227,7 @@ def _from_installer_check(
     if not ours and extra is not None:
         cause, summary, fix, fallbacks = extra
         finding = fail("tf_requirements", cause, summary, aside.strip(), fix, observed=observed)
-        return dataclasses.replace(finding, fallbacks=fallbacks)
+        return finding.otherwise(fallbacks)
     order = (
         "numpy_incompatible",
         "protobuf_incompatible",
@@ -248,12 +249,12 @@ def _from_installer_check(
         plan.fix,
         observed=observed,
     )
-    return dataclasses.replace(finding, fallbacks=plan.fallbacks)
+    return finding.otherwise(plan.fallbacks)
 
 
 def _numpy_abi(
     snapshot: Snapshot, matrix: Matrix, unmet: list[UnmetRequirement]
-) -> tuple[str, str, str, tuple[str, ...]] | None:
+) -> tuple[str, str, Fix, tuple[Fix, ...]] | None:
     """NumPy 2 under a TensorFlow compiled against NumPy 1 (2.7 to 2.14 declare no upper bound,
     so no installer's check sees it): (cause, summary, fix, fallbacks)."""
     if any(u.name == "numpy" for u in unmet):

@@ -248,9 +248,9 @@ def _as_the_installer_checks(finding: Finding, snapshot: Snapshot, matrix: Matri
     return dataclasses.replace(
         finding,
         details=f"{finding.details} The fix: {plan.changes}.",
-        fix=plan.fix,
-        fallbacks=plan.fallbacks,
-    )
+        fix=plan.fix.text(),
+        plan=plan.fix,
+    ).otherwise(plan.fallbacks)
 
 
 KERAS_DISTRIBUTIONS = ("keras", "keras-nightly")

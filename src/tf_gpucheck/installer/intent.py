@@ -1,0 +1,124 @@
+"""A fix as a value: the package steps a check asks of the target's installer, and why.
+
+Checks build a :class:`Fix` and never format a command; :func:`tf_gpucheck.installer.writer.write`
+alone turns it into the line a person pastes, for the target's installer and its settings. A
+step holds requirements and options as the installer takes them (one word each), so nothing is
+ever read back from printed text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_BARE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Install:
+    """Install ``requirements`` (PEP 508 strings) with the installer's ``options`` (``--upgrade``,
+    ``--force-reinstall``, ``--no-deps``, ``--target DIR``: one word each, values after their
+    option)."""
+
+    requirements: tuple[str, ...]
+    options: tuple[str, ...] = ()
+
+    verb = "install"
+
+
+@dataclass(frozen=True)
+class Uninstall:
+    """Uninstall the distributions ``names``."""
+
+    names: tuple[str, ...]
+
+    verb = "uninstall"
+
+
+@dataclass(frozen=True)
+class Shell:
+    """A command of the user's shell that is not the installer's (``unset PYTHONPATH``,
+    ``export PYTHONPATH=...``), run as it is written, before or after the package steps."""
+
+    words: str
+
+    verb = None
+
+
+Step = Install | Uninstall | Shell
+
+
+@dataclass(frozen=True)
+class Fix:
+    """The steps, in order, and the note said after them (``#`` on the printed line)."""
+
+    steps: tuple[Step, ...]
+    note: str = ""
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        """Every requirement the installs name, in order."""
+        return tuple(r for s in self.steps if isinstance(s, Install) for r in s.requirements)
+
+    @property
+    def installs(self) -> bool:
+        return any(isinstance(s, Install) for s in self.steps)
+
+    def noted(self, note: str) -> Fix:
+        """The same steps with ``note`` (replacing the one there)."""
+        return Fix(self.steps, note)
+
+    def text(self) -> str:
+        """The intent as plain ``pip`` words, for a reader without a target (``explain``)."""
+        return line([plain_words(s) for s in self.steps], [self.note] if self.note else [])
+
+
+def install(*requirements: str, options: Iterable[str] = (), note: str = "") -> Fix:
+    return Fix((Install(tuple(requirements), tuple(options)),), note)
+
+
+def uninstall(*names: str, note: str = "") -> Fix:
+    return Fix((Uninstall(tuple(names)),), note)
+
+
+def then(*fixes: Fix, note: str | None = None) -> Fix:
+    """The steps of ``fixes`` one after the other; their notes joined, unless ``note`` is given."""
+    steps = tuple(s for f in fixes for s in f.steps)
+    said = "; ".join(f.note for f in fixes if f.note) if note is None else note
+    return Fix(steps, said)
+
+
+def quoted(requirement: str) -> str:
+    """A requirement as one shell word: bare where it is a plain name, else in double quotes
+    (``"numpy<2"``, ``"tensorflow[and-cuda]==2.21.*"``)."""
+    return requirement if _BARE.match(requirement) else f'"{requirement}"'
+
+
+def option_words(options: Iterable[str]) -> list[str]:
+    from tf_gpucheck.target import shell_quote
+
+    return [o if o.startswith("-") else shell_quote(o) for o in options]
+
+
+def step_args(step: Install | Uninstall) -> list[str]:
+    """What follows the verb (pip's form: ``-y`` before an uninstall's names)."""
+    if isinstance(step, Install):
+        return [*option_words(step.options), *(quoted(r) for r in step.requirements)]
+    return ["-y", *step.names]
+
+
+def plain_words(step: Step) -> str:
+    if isinstance(step, Shell):
+        return step.words
+    return " ".join(["pip", step.verb, *step_args(step)])
+
+
+def shell(words: str, note: str = "") -> Fix:
+    return Fix((Shell(words),), note)
+
+
+def line(parts: Iterable[str], notes: Iterable[str]) -> str:
+    said = "; ".join(n for n in notes if n)
+    command = " && ".join(parts)
+    return f"{command}  # {said}" if said else command
