@@ -304,6 +304,7 @@ def test_the_upgrade_stays_within_the_tensorflow_releases_own_requirement(
 ) -> None:
     from tf_gpucheck.checks import remedies
     from tf_gpucheck.checks.diagnosis import Evidence, Known
+    from tf_gpucheck.installer.intent import Fix, Install
     from tf_gpucheck.reading import logscan
 
     # CorentinJ/Real-Time-Voice-Cloning#1183
@@ -311,8 +312,9 @@ def test_the_upgrade_stays_within_the_tensorflow_releases_own_requirement(
     (scanned,) = logscan.classify([line])
     evidence = [Evidence("the text", scanned, "numpy_incompatible")]
     fix = remedies.REMEDIES["numpy_incompatible"](Known(tf_version=tf), load_matrix(), evidence)
-    assert fix is not None
-    assert fix.startswith(f'pip install --upgrade "{wanted}"'), fix
+    assert isinstance(fix, Fix)
+    assert fix.steps == (Install((wanted,), ("--upgrade",)),), fix
+    assert fix.text().startswith(f'pip install --upgrade "{wanted}"'), fix
 
 
 # jupyter/docker-stacks#1616: conda's own plan, replacing the CPU build it had installed

@@ -108,16 +108,17 @@ def test_tensorflow_cpu_requirements_are_read_not_counted_as_met(
         ("python_flag", ((), True, None), "uv"),
     ],
 )
-def test_a_fix_written_for_the_target_twice_is_written_once(
+def test_a_fix_is_written_for_the_target_once_from_its_steps(
     chosen_by: str, policy: tuple[tuple[str, ...], bool, str | None], installer: str
 ) -> None:
-    """Checks, remedies and the recommendation each write their fixes for the target; a fix that
-    passes twice must come out as it went in the second time ("uv uv pip", "--no-user
-    --no-user" were seen)."""
+    """A fix is a value written once, from its steps, for the target: each step gets one runner
+    and one flag ("uv uv pip", "--no-user --no-user" were seen when text was rewritten twice),
+    and the one room that writes it is also what the proof reads back."""
     import dataclasses
 
     from tests.conftest import scenario
-    from tf_gpucheck.installer.commands import with_target_pip
+    from tf_gpucheck.installer import intent, writer
+    from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer
 
     snapshot = scenario("real-tensorflow-cpu-2.21-py3.11")
@@ -140,12 +141,19 @@ def test_a_fix_written_for_the_target_twice_is_written_once(
             policy=answers,
         ),
     )
-    fix = 'pip uninstall -y tensorflow-cpu && pip install "tensorflow[and-cuda]==2.21.*"'
-    once = with_target_pip(fix, snapshot)
-    assert with_target_pip(once, snapshot) == once
+    fix = intent.then(
+        intent.uninstall("tensorflow-cpu"), intent.install("tensorflow[and-cuda]==2.21.*")
+    )
+    once = writer.write(fix, snapshot)
     assert once.count(" install ") == 1, once
     assert "--no-user --no-user" not in once
     assert "uv uv" not in once
+    operations, _, why = read_command(once)
+    assert not why, why
+    assert [(o.verb, o.requirements) for o in operations] == [
+        ("uninstall", ("tensorflow-cpu",)),
+        ("install", ("tensorflow[and-cuda]==2.21.*",)),
+    ]
 
 
 @pytest.mark.parametrize("columns", ["40", "64", "80", "132"])

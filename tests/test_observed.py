@@ -695,33 +695,39 @@ def test_where_pip_installs_is_set_aside_only_on_install_parts_and_once() -> Non
     import dataclasses
 
     from tests.conftest import scenario
-    from tf_gpucheck.installer.commands import with_location
-    from tf_gpucheck.snapshot import InstallerInfo, InstallerSetting
+    from tf_gpucheck.installer import intent, writer
+    from tf_gpucheck.snapshot import InstallerInfo, InstallerSetting, TargetInfo
 
     settings = (
         InstallerSetting("target", "/srv/t", "/home/u/.config/pip/pip.conf"),
         InstallerSetting("index-url", "https://mirror.example/simple a", "/etc/pip.conf"),
         InstallerSetting("prefix", "/opt/p", "PIP_PREFIX"),
     )
+    base = scenario("real-tensorflow-cpu-2.21-py3.11")
     snapshot = dataclasses.replace(
-        scenario("real-tensorflow-cpu-2.21-py3.11"),
+        base,
         installer=InstallerInfo(tool="pip", version="24.0", settings=settings),
+        target=dataclasses.replace(
+            base.target, python_executable="/v/bin/python", prefix="/v", chosen_by="python_flag"
+        ),
     )
-    comment_only = "mv a b  # then pip install c"
-    assert with_location(comment_only, snapshot) == comment_only
-    fix = 'pip uninstall -y tensorflow-cpu && /v/bin/python -m pip install "tensorflow==2.21.*"'
-    once = with_location(fix, snapshot)
+    assert isinstance(snapshot.target, TargetInfo)
+    words = intent.shell("mv a b", note="then pip install c")
+    assert writer.write(words, snapshot) == "mv a b  # then pip install c"
+    fix = intent.then(intent.uninstall("tensorflow-cpu"), intent.install("tensorflow==2.21.*"))
+    once = writer.write(fix, snapshot)
     assert once.startswith(
-        "pip uninstall -y tensorflow-cpu && PIP_CONFIG_FILE=/dev/null "
+        "/v/bin/python -m pip uninstall -y tensorflow-cpu && PIP_CONFIG_FILE=/dev/null "
         "PIP_INDEX_URL='https://mirror.example/simple a' PIP_PREFIX= /v/bin/python -m pip install"
     ), once
+    assert once.count("PIP_CONFIG_FILE") == 1, once
     assert "(target = /srv/t in /home/u/.config/pip/pip.conf; PIP_PREFIX=/opt/p)" in once
-    assert with_location(once, snapshot) == once
     windows = dataclasses.replace(
         snapshot, system=dataclasses.replace(snapshot.system, os="Windows")
     )
-    said = with_location(fix, windows)
-    assert said.startswith(fix + "  # your pip is set to install elsewhere"), said
+    said = writer.write(fix, windows)
+    assert "PIP_CONFIG_FILE" not in said.partition("  #")[0], said
+    assert "  # your pip is set to install elsewhere" in said, said
 
 
 def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from tf_gpucheck.checks.layers.libraries import cudnn
 from tf_gpucheck.checks.layers.requirements import tf_requirements
 from tf_gpucheck.checks.layers.runtime import keras
 from tf_gpucheck.fix.plan import read_step
+from tf_gpucheck.installer.intent import Install
 from tf_gpucheck.installer.operations import read_command
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.installer import with_others

@@ -292,11 +292,11 @@ def test_output_of_a_sitecustomize_does_not_spoil_the_facts(
     assert tf_names(data) == ["tensorflow 2.15.1"]
 
 
-def test_fixes_use_the_target_pip_wherever_they_say_pip() -> None:
+def test_fixes_use_the_target_pip_in_every_step() -> None:
     import dataclasses
 
     from tests.conftest import scenario
-    from tf_gpucheck.installer.commands import with_target_pip
+    from tf_gpucheck.installer import intent, writer
 
     base = scenario("two-a100")
     flagged = dataclasses.replace(
@@ -305,15 +305,21 @@ def test_fixes_use_the_target_pip_wherever_they_say_pip() -> None:
             base.target, python_executable="/opt/my env/bin/python", chosen_by="python_flag"
         ),
     )
-    said = with_target_pip(
-        'nothing named it; reinstall: pip install --force-reinstall "x" && pip uninstall -y y',
+    said = writer.write(
+        intent.then(
+            intent.install("x>1", options=("--force-reinstall",)),
+            intent.uninstall("y"),
+            note="nothing named it",
+        ),
         flagged,
     )
     assert said == (
-        "nothing named it; reinstall: '/opt/my env/bin/python' -m pip install --force-reinstall "
-        "\"x\" && '/opt/my env/bin/python' -m pip uninstall -y y"
+        "'/opt/my env/bin/python' -m pip install --force-reinstall \"x>1\" && "
+        "'/opt/my env/bin/python' -m pip uninstall -y y  # nothing named it"
     )
-    assert with_target_pip("python -m pip install x", flagged) == "python -m pip install x"
+    # words are words: a command said in prose is not rewritten
+    prose = intent.shell("use Python 3.12, then: pip install tensorflow")
+    assert writer.write(prose, flagged) == "use Python 3.12, then: pip install tensorflow"
     windows = dataclasses.replace(
         flagged,
         system=dataclasses.replace(flagged.system, os="Windows"),
@@ -321,6 +327,6 @@ def test_fixes_use_the_target_pip_wherever_they_say_pip() -> None:
             flagged.target, python_executable="C:\\Users\\me\\my env\\Scripts\\python.exe"
         ),
     )
-    assert with_target_pip("pip install x", windows) == (
+    assert writer.write(intent.install("x"), windows) == (
         '"C:\\Users\\me\\my env\\Scripts\\python.exe" -m pip install x'
     )

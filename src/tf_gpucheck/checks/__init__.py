@@ -11,7 +11,7 @@ from tf_gpucheck.checks.findings import Finding, Report, Status
 from tf_gpucheck.checks.registry import REGISTRY, Check, check_ids
 from tf_gpucheck.checks.requirements import Requirements, check_requirements
 from tf_gpucheck.errors import GpucheckError
-from tf_gpucheck.installer import commands, writer
+from tf_gpucheck.installer import writer
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
 
@@ -79,12 +79,7 @@ def run_checks(
                 fix=writer.write(finding.plan, snapshot),
                 fallbacks=tuple(writer.write(f, snapshot) for f in finding.alternatives),
             )
-        elif finding.fix:
-            finding = dataclasses.replace(
-                finding,
-                fix=commands.with_target_pip(finding.fix, snapshot),
-                fallbacks=tuple(commands.with_target_pip(f, snapshot) for f in finding.fallbacks),
-            )
+
         findings.append(finding)
     if requirements is not None and requirements.any:
         findings += check_requirements(

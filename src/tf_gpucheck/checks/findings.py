@@ -112,7 +112,9 @@ def info(
     fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.INFO, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix))
+    return Finding(
+        check, Status.INFO, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
+    )
 
 
 def warn(
@@ -123,7 +125,9 @@ def warn(
     fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.WARN, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix))
+    return Finding(
+        check, Status.WARN, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
+    )
 
 
 def fail(
@@ -134,7 +138,9 @@ def fail(
     fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(check, Status.FAIL, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix))
+    return Finding(
+        check, Status.FAIL, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
+    )
 
 
 def _text(fix: str | Fix | None) -> str | None:

@@ -6,7 +6,8 @@ import dataclasses
 from collections.abc import Mapping
 
 from tf_gpucheck.checks.findings import Cause, Finding, Report, Status
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import writer
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.installer.proof import Proof
 from tf_gpucheck.installer.prover import Prover
 from tf_gpucheck.snapshot import Snapshot
@@ -43,12 +44,17 @@ def prove_report(
 
 def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | None) -> Cause:
     refusals: list[str] = []
-    candidates = [cause.fix or "", *cause.fallbacks]
-    if " install --user " in (cause.fix or ""):
+    plans: tuple[Fix | None, ...] = cause.alternatives
+    if len(plans) != len(cause.fallbacks):
+        plans = (None,) * len(cause.fallbacks)
+    candidates = [(cause.fix or "", cause.plan), *zip(cause.fallbacks, plans, strict=True)]
+    if cause.plan is not None and snapshot is not None:
         # pip may refuse the user site (another copy in the environment would take precedence):
         # the environment itself is the next place it may accept
-        candidates.append((cause.fix or "").replace(" install --user ", " install "))
-    for fix in candidates:
+        here = writer.write(cause.plan, snapshot, user=False)
+        if here != cause.fix:
+            candidates.append((here, cause.plan))
+    for fix, plan in candidates:
         proof = prover.answer(fix, deadline)
         if proof is None:
             return cause
@@ -56,13 +62,13 @@ def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | 
             details = cause.details
             if refusals:
                 details = "\n".join([*([details] if details else []), *refusals])
-            return dataclasses.replace(cause, fix=fix, proof=proof, details=details)
+            return dataclasses.replace(cause, fix=fix, plan=plan, proof=proof, details=details)
         refusals.append(f"refused by the installer: {fix}: {proof.reason}")
     last = refusals[-1] if refusals else ""
     reason = last.rpartition(": ")[2]
     details = "\n".join([*([cause.details] if cause.details else []), *refusals])
     if snapshot is not None and snapshot.target.python_executable:
-        fresh = commands.fresh_environment(cause.fix or "", snapshot, reason)
+        fresh = writer.fresh_environment(cause.plan, snapshot, reason)
         proof = Proof("not_proven", reason="a new environment cannot be asked before it exists")
         return dataclasses.replace(cause, fix=fresh, proof=proof, details=details)
     return dataclasses.replace(

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from tf_gpucheck.checks import causedocs, facts, stale
 from tf_gpucheck.checks.diagnosis import Evidence, Known
-from tf_gpucheck.installer import commands, writer
+from tf_gpucheck.installer import commands, intent, writer
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
@@ -48,9 +48,7 @@ def planned(
             if known.snapshot is None:
                 return remedy.text(), remedy
             return writer.write(remedy, known.snapshot), remedy
-        if known.snapshot is not None:
-            remedy = commands.with_target_pip(remedy, known.snapshot)
-        return remedy, None
+        return remedy, None  # words: said as they are
 
     return fix
 
@@ -82,7 +80,7 @@ existing GPU; no install should be necessary", googlecolab/colabtools#2578)."""
 
 
 @remedy("cuda_libs_missing", "cudnn_missing", "cudnn_version_mismatch")
-def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
     if known.place in MANAGED_RUNTIMES and known.snapshot is None:
         return (
             f"use the TensorFlow {MANAGED_RUNTIMES[known.place]} ships: remove the "
@@ -94,14 +92,13 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
     pins = known.snapshot.packages.and_cuda_requirements if known.snapshot is not None else ()
     if folder and pins and known.os in (None, "Linux"):
         # a --target install: the CUDA wheels its own and-cuda extra declares, into its folder
-        wanted = " ".join(f'"{pin}"' for pin in pins)
-        return f"pip install --target {shell_quote(folder)} {wanted}"
+        return intent.install(*pins, options=("--target", folder))
     if row and row.and_cuda and known.os in (None, "Linux") and known.tf_version:
-        return f'pip install "tensorflow[and-cuda]=={known.tf_version}"'
+        return intent.install(f"tensorflow[and-cuda]=={known.tf_version}")
     main = commands.main_distributions(known.snapshot) if known.snapshot is not None else []
     if row is None and main and known.snapshot and known.snapshot.packages.and_cuda_requirements:
         # a release no table lists (a nightly): its own and-cuda extra, the same build kept
-        return f'pip install "{main[0].name}[and-cuda]=={main[0].version}"'
+        return intent.install(f"{main[0].name}[and-cuda]=={main[0].version}")
     if known.snapshot is not None:
         cuda = facts.build_cuda(known.snapshot, matrix)
         cudnn = facts.build_cudnn(known.snapshot, matrix)
@@ -163,16 +160,16 @@ def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
 
 
 @remedy("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old")
-def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     if known.snapshot is not None:
         cuda = facts.build_cuda(known.snapshot, matrix)
     else:
         row = _row(known, matrix)
         cuda = row.cuda if row else None
     major = (cuda or "12").split(".")[0]
-    return (
-        f'pip install "nvidia-cuda-nvcc-cu{major}"  # or: '
-        "export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda"
+    return intent.install(
+        f"nvidia-cuda-nvcc-cu{major}",
+        note="or: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda",
     )
 
 
@@ -182,14 +179,15 @@ other NumPy lines are NumPy 2 under a NumPy 1 build, or say no direction)."""
 
 
 @remedy("numpy_incompatible")
-def _numpy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _numpy(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     if any(e.line.rule is not None and e.line.rule.id in NUMPY_TOO_OLD for e in evidence):
         wanted = _numpy_newer(known, _row(known, matrix))
-        return (
-            f'pip install --upgrade "{wanted}"  # the NumPy installed is older than the one a '
-            "module was compiled against"
+        return intent.install(
+            wanted,
+            options=("--upgrade",),
+            note="the NumPy installed is older than the one a module was compiled against",
         )
-    return 'pip install "numpy<2"  # this TensorFlow was built against NumPy 1.x'
+    return intent.install("numpy<2", note="this TensorFlow was built against NumPy 1.x")
 
 
 def _numpy_newer(known: Known, row: TfRelease | None) -> str:
@@ -218,11 +216,11 @@ def _numpy_newer(known: Known, row: TfRelease | None) -> str:
 
 
 @remedy("tf_install_broken")
-def _reinstall(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _reinstall(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     if known.snapshot is not None:
-        return f"pip install --force-reinstall --no-deps {commands.installed_requirement(known.snapshot)}"
+        return commands.reinstall(known.snapshot)
     version = f"=={known.tf_version}" if known.tf_version else ""
-    return f'pip install --force-reinstall --no-deps "tensorflow{version}"'
+    return intent.install(f"tensorflow{version}", options=("--force-reinstall", "--no-deps"))
 
 
 @remedy("library_crashes_loader")
@@ -287,7 +285,7 @@ def _extra_pin_unmet(
     matrix: Matrix,
     evidence: Sequence[Evidence],
     said: tuple[str, str, list[str] | None] | None,
-) -> str | None:
+) -> Fix | None:
     """pip cannot meet a pin of TensorFlow's own and-cuda extra (2.14's ``tensorrt==8.5.3.1``,
     which the index does not offer: "(from tensorflow[and-cuda]) (from versions: 8.6.1, ...)"):
     no install of that release's extra works here. The oldest newer release whose extra pins
@@ -325,20 +323,21 @@ def _extra_pin_unmet(
         p = pin(row)
         if p is None or any(p.specifier.contains(v, prereleases=True) for v in offered):
             series = f"{row.minor[0]}.{row.minor[1]}"
-            return (
-                f'pip install "{pulled.group("by")}[and-cuda]=={series}.*"  # the and-cuda '
-                f"extra of {oldest.minor[0]}.{oldest.minor[1]} pins {name}{spec}, which the index "
-                "does not offer; this release's extra installs"
+            return intent.install(
+                f"{pulled.group('by')}[and-cuda]=={series}.*",
+                note=f"the and-cuda extra of {oldest.minor[0]}.{oldest.minor[1]} pins "
+                f"{name}{spec}, which the index does not offer; this release's extra installs",
             )
     return None
 
 
 @remedy("install_resolution_failed", "tf_not_installed")
-def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
+def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix | None:
     if known.snapshot is not None:
         from tf_gpucheck.installer.recommend import recommend
 
-        return recommend(known.snapshot, matrix).command
+        rec = recommend(known.snapshot, matrix)
+        return rec.plan or rec.command
     for item in evidence:
         no_extra = re.search(
             r"(\S+) (\d+\.\d+)[\w.]* does not provide the extra '(and-cuda|cuda)'",
@@ -346,10 +345,10 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
         )
         if no_extra:
             # tensorflow[and-cuda] exists from TensorFlow 2.14 (Linux)
-            return (
-                f'pip install "{no_extra.group(1)}[and-cuda]>=2.14"  # the extra exists from '
-                f"2.14; for {no_extra.group(2)} install its CUDA and cuDNN yourself "
-                f"(gpucheck matrix --tf {no_extra.group(2)})"
+            return intent.install(
+                f"{no_extra.group(1)}[and-cuda]>=2.14",
+                note=f"the extra exists from 2.14; for {no_extra.group(2)} install its CUDA and "
+                f"cuDNN yourself (gpucheck matrix --tf {no_extra.group(2)})",
             )
     said = pip_said(evidence)
     name = said[0] if said else "tensorflow"
@@ -357,13 +356,18 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
     if pulled:
         return pulled
     if name in ("tensorflow-gpu", "tf-nightly-gpu"):
-        return 'pip install "tensorflow[and-cuda]"  # tensorflow-gpu is gone: tensorflow is the GPU build (Linux)'
+        return intent.install(
+            "tensorflow[and-cuda]",
+            note="tensorflow-gpu is gone: tensorflow is the GPU build (Linux)",
+        )
     if said and said[2]:
         newest = _final(said[2])
         wanted = matrix.release(said[1].lstrip("=~<>!")) if said[1] else None
         needs = f"; TensorFlow {wanted.version} needs Python {wanted.python}" if wanted else ""
         if newest:
-            return f'pip install "{name}=={newest}"  # the newest release pip offers for this Python{needs}'
+            return intent.install(
+                f"{name}=={newest}", note=f"the newest release pip offers for this Python{needs}"
+            )
     python = known.python_version
     if python:
         supporting = [r for r in matrix.newest_first() if r.cuda and r.supports_python(python)]
@@ -371,13 +375,16 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
             row = supporting[0]
             dist = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
             extra = "[and-cuda]" if row.and_cuda and known.os in (None, "Linux") else ""
-            return f'pip install "{dist}{extra}=={row.minor[0]}.{row.minor[1]}.*"  # the newest release for Python {python}'
+            return intent.install(
+                f"{dist}{extra}=={row.minor[0]}.{row.minor[1]}.*",
+                note=f"the newest release for Python {python}",
+            )
     newest_row = matrix.newest_first()[0]
     return f"use a Python in {newest_row.python} (TensorFlow {newest_row.version}): pip offers no TensorFlow for this one"
 
 
 @remedy("tf_cpu_only_build")
-def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
     conda = [
         e.text
         for e in evidence
@@ -397,19 +404,18 @@ def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> st
     return replace_distributions(known, matrix, ["tensorflow-cpu"])
 
 
-def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> str:
+def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> Fix:
     """Uninstall ``remove`` and install the GPU build this machine can run (the one resolver,
     keeping the installed release when it runs here)."""
-    install = 'pip install "tensorflow[and-cuda]"'
+    install = intent.install("tensorflow[and-cuda]")
     if known.snapshot is not None:
         from tf_gpucheck.installer.recommend import recommend
 
         prefer = kept_release(known.snapshot, matrix, known.tf_version)
-        command = recommend(known.snapshot, matrix, prefer=prefer).command
-        install = command or install
+        rec = recommend(known.snapshot, matrix, prefer=prefer)
+        install = rec.plan or install
         folder = commands.target_folder(known.snapshot)
-        head, verb, tail = install.partition("pip install ")
-        if folder and verb and "--target" not in tail and known.snapshot.system.os != "Windows":
+        if folder and known.snapshot.system.os != "Windows":
             # a --target folder: pip uninstalls nothing there ("not installed" for a folder
             # outside the environment) and --upgrade replaces the package folders but keeps
             # another distribution's record: its records go, the install goes there
@@ -420,11 +426,13 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> st
                 for d in commands.main_distributions(known.snapshot)
                 if d.name in remove or not remove
             ]
-            into = f"{head}{verb}--target {shell_quote(folder)} --upgrade {tail}"
-            return f"rm -rf {' '.join(records)} && {into}" if records else into
+            into = intent.into_folder(install, folder)
+            if records:
+                return intent.then(intent.shell(f"rm -rf {' '.join(records)}"), into)
+            return into
     if not remove:
         return install
-    return f"pip uninstall -y {' '.join(remove)} && {install}"
+    return intent.then(intent.uninstall(*remove), install)
 
 
 def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str | None:
@@ -504,12 +512,14 @@ def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str
 
 
 @remedy("keras_mismatch")
-def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
     series = _series(known.tf_version)
     if series and tuple(int(p) for p in series.split(".")) >= (2, 16):
-        return f'pip install "tf-keras~={series}.0"  # with TF_USE_LEGACY_KERAS=1; or port the code to Keras 3'
+        return intent.install(
+            f"tf-keras~={series}.0", note="with TF_USE_LEGACY_KERAS=1; or port the code to Keras 3"
+        )
     if series:
-        return f'pip install "keras~={series}.0"'
+        return intent.install(f"keras~={series}.0")
     return "install the Keras that matches TensorFlow: Keras 3 for TensorFlow >= 2.16 (tf-keras for Keras 2 code), keras==2.N for TensorFlow 2.N"
 
 
@@ -523,14 +533,15 @@ def _python(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
 
 
 @remedy("tf_import_failed")
-def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _import_failed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     if known.snapshot is not None:
         what = commands.installed_requirement(known.snapshot)
     else:
-        what = f'"tensorflow=={known.tf_version}"' if known.tf_version else "tensorflow"
-    return (
-        "the lines above the error name what is missing; if none does, reinstall: "
-        f"pip install --force-reinstall {what}"
+        what = f"tensorflow=={known.tf_version}" if known.tf_version else "tensorflow"
+    return intent.install(
+        what,
+        options=("--force-reinstall",),
+        note="where the lines above the error name what is missing, install that instead",
     )
 
 
@@ -573,16 +584,24 @@ def _unmet(known: Known, name: str) -> UnmetRequirement | None:
 
 
 @remedy("protobuf_incompatible")
-def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     for item in evidence:  # pip's own line: what the installed TensorFlow's metadata requires
         if item.line.rule and item.line.rule.id.startswith("pip_requires_") and item.line.library:
-            return f'pip install "{item.line.library}"  # what pip says TensorFlow requires'
+            return intent.install(item.line.library, note="what pip says TensorFlow requires")
     declared = _declared(known, matrix, "protobuf")
     if declared:
-        return f'pip install "{declared}"  # what TensorFlow {known.tf_version} declares'
+        return intent.install(declared, note=f"what TensorFlow {known.tf_version} declares")
     if any(item.line.rule and item.line.rule.id == "protobuf_descriptors" for item in evidence):
-        return 'pip install "protobuf<=3.20.3"  # code generated for protobuf 3 (or: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python)'
-    return "pip install --upgrade protobuf  # the runtime must be at least the version the code was generated with"
+        return intent.install(
+            "protobuf<=3.20.3",
+            note="code generated for protobuf 3 (or: export "
+            "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python)",
+        )
+    return intent.install(
+        "protobuf",
+        options=("--upgrade",),
+        note="the runtime must be at least the version the code was generated with",
+    )
 
 
 @remedy("tf_requirement_unmet")
@@ -596,8 +615,9 @@ def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> 
                 said = f"{unmet.of} {unmet.of_version or ''}".strip()
                 return plan.fix.noted(f"{said} requires {unmet.requirement or name}")
             declared = _declared(known, matrix, name)
-            return f'pip install "{declared or name}"' + (
-                f"  # what TensorFlow {known.tf_version} declares" if declared else ""
+            return intent.install(
+                declared or name,
+                note=f"what TensorFlow {known.tf_version} declares" if declared else "",
             )
     return "pip check  # lists what TensorFlow requires and is missing or of the wrong version"
 
@@ -679,6 +699,8 @@ def _container(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> st
     )
 
 
-def remedy_for(code: str, snapshot: Snapshot, matrix: Matrix) -> str | None:
-    """A check's fix for ``code``: the same remedy a log line with that cause gets."""
-    return fix_for(Known.from_snapshot(snapshot), matrix)(code, ())
+def remedy_for(code: str, snapshot: Snapshot, matrix: Matrix) -> str | Fix | None:
+    """A check's fix for ``code``: the same remedy a log line with that cause gets (a plan, written
+    for the target with the check's finding, or words)."""
+    function = REMEDIES.get(code)
+    return function(Known.from_snapshot(snapshot), matrix, ()) or None if function else None

@@ -17,7 +17,6 @@ installer's own check states it). The fix acts on the **stale side**:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,7 +25,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck.installer import commands, intent
+from tf_gpucheck.installer import intent
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease, driver_floor, driver_supports
 from tf_gpucheck.snapshot import Snapshot, UnmetRequirement

@@ -69,6 +69,10 @@ class Fix:
         """The same steps with ``note`` (replacing the one there)."""
         return Fix(self.steps, note)
 
+    def also(self, note: str) -> Fix:
+        """The same steps with ``note`` said after the one there."""
+        return Fix(self.steps, "; ".join(n for n in (self.note, note) if n))
+
     def text(self) -> str:
         """The intent as plain ``pip`` words, for a reader without a target (``explain``)."""
         return line([plain_words(s) for s in self.steps], [self.note] if self.note else [])
@@ -87,6 +91,22 @@ def then(*fixes: Fix, note: str | None = None) -> Fix:
     steps = tuple(s for f in fixes for s in f.steps)
     said = "; ".join(f.note for f in fixes if f.note) if note is None else note
     return Fix(steps, said)
+
+
+def into_folder(fix: Fix, folder: str) -> Fix:
+    """``fix`` with each install that names no folder of its own put into ``folder`` and
+    upgraded there (``--target DIR --upgrade``: what a ``pip install --target`` layout takes)."""
+    steps = tuple(
+        Install(s.requirements, ("--target", folder, "--upgrade", *s.options))
+        if isinstance(s, Install) and "--target" not in s.options and not _pip_itself(s)
+        else s
+        for s in fix.steps
+    )
+    return Fix(steps, fix.note)
+
+
+def _pip_itself(step: Install) -> bool:
+    return any(re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0] == "pip" for r in step.requirements)
 
 
 def quoted(requirement: str) -> str:

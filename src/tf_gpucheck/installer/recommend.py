@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, intent, writer
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease, driver_supports
 from tf_gpucheck.matrix import driver_floor as matrix_driver_floor
 from tf_gpucheck.matrix import fit as capability_fit
@@ -28,6 +29,8 @@ class Recommendation:
     """The driver to install first (or to reach the newest release), when the current one falls short."""
     python_upgrade: str | None = None
     """The Python to install when the target's is too old or too new for the newest release."""
+    plan: Fix | None = None
+    """``command`` as a value."""
 
 
 def _gpu_fit(row: TfRelease, snapshot: Snapshot) -> tuple[bool, list[str]]:
@@ -66,10 +69,12 @@ def recommend(snapshot: Snapshot, matrix: Matrix, *, prefer: str | None = None) 
     runs here, so a fix keeps the user's release instead of upgrading it behind their back."""
     system = snapshot.system
     if system.os == "Darwin":
+        plan = intent.install("tensorflow", "tensorflow-metal")
         return Recommendation(
             None,
-            commands.with_target_pip("pip install tensorflow tensorflow-metal", snapshot),
+            writer.write(plan, snapshot),
             (matrix.fact("macos_no_cuda").summary,),
+            plan=plan,
         )
     candidates = [r for r in matrix.newest_first() if r.cuda]
     if not candidates:
@@ -134,14 +139,14 @@ def _for_driver(
     first = ordered[0]
 
     def made(row: TfRelease, why: list[str], driver_upgrade: str | None) -> Recommendation:
+        plan = commands.install_command(row, snapshot, matrix.linux_wheel_pip(row))
         return Recommendation(
             row,
-            commands.with_target_pip(
-                commands.install_command(row, snapshot, matrix.linux_wheel_pip(row)), snapshot
-            ),
+            writer.write(plan, snapshot),
             (*reasons, *why),
             driver_upgrade=driver_upgrade,
             python_upgrade=python_upgrade,
+            plan=plan,
         )
 
     if not nvml.available or not nvml.driver_version:

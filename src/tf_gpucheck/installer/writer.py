@@ -193,9 +193,7 @@ def _unsets_pythonpath(fix: Fix) -> bool:
     return any(isinstance(s, Shell) and s.words.startswith("unset PYTHONPATH") for s in fix.steps)
 
 
-def _uninstall_outside(
-    steps: list[Step], snapshot: Snapshot
-) -> tuple[list[Step], dict[int, Part]]:
+def _uninstall_outside(steps: list[Step], snapshot: Snapshot) -> tuple[list[Step], dict[int, Part]]:
     """Each uninstall with the names a venv's pip would not touch (those in the user site) run
     by the base interpreter the venv names, where that one has pip (``--break-system-packages``
     where its standard library is marked externally managed, PEP 668): that part, at the step's

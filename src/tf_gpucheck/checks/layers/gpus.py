@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, intent
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Architecture, Matrix
 from tf_gpucheck.matrix import fit as capability_fit
 from tf_gpucheck.reading import logscan
@@ -102,13 +105,17 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "compute_capability",
                 "compute_capability_unsupported",
                 f"{label}: this build has neither kernels nor PTX for it",
-                fix=f'pip install -U "tensorflow[and-cuda]"  # a newer build may ship sm_{gpu.compute_capability.replace(".", "")}',
+                fix=intent.install(
+                    "tensorflow[and-cuda]",
+                    options=("-U",),
+                    note=f"a newer build may ship sm_{gpu.compute_capability.replace('.', '')}",
+                ),
             )
         if finding and (worst is None or finding.status.severity > worst.status.severity):
             worst = finding
     details = "\n".join(lines)
     if worst is not None:
-        return Finding(worst.check, worst.status, worst.summary, details, worst.fix, worst.cause)
+        return dataclasses.replace(worst, details=details)
     if unknown:
         return info(
             "compute_capability",
@@ -167,7 +174,7 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split(".")[:2])
 
 
-def _newer_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str:
+def _newer_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str | Fix:
     """The oldest TensorFlow release whose CUDA supports ``capability`` and that ships kernels
     or PTX for it."""
     arch = matrix.architecture(capability)
@@ -176,18 +183,22 @@ def _newer_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> s
             continue
         caps = row.compute_capabilities
         if caps and capability_fit(capability, [*caps.sass, *caps.ptx]).kind in ("native", "ptx"):
-            return f"{commands.install_command(row, snapshot)}  # TensorFlow {row.version} (CUDA {row.cuda}) runs compute capability {capability}"
+            return commands.install_command(row, snapshot).also(
+                f"TensorFlow {row.version} (CUDA {row.cuda}) runs compute capability {capability}"
+            )
     return (
         f"no TensorFlow release in gpucheck's table runs compute capability {capability}: use a "
         "build made with a newer CUDA (NVIDIA's NGC TensorFlow container, or a source build)"
     )
 
 
-def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str:
+def _older_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str | Fix:
     for row in matrix.newest_first():
         caps = row.compute_capabilities
         if caps and capability_fit(capability, [*caps.sass, *caps.ptx]).kind == "native":
-            return f"{commands.install_command(row, snapshot)}  # the newest release with kernels for {capability}"
+            return commands.install_command(row, snapshot).also(
+                f"the newest release with kernels for {capability}"
+            )
     return f"no TensorFlow release in gpucheck's table ships kernels for compute capability {capability}"
 
 

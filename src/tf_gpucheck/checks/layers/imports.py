@@ -16,7 +16,8 @@ from tf_gpucheck.checks.findings import (
 )
 from tf_gpucheck.checks.layers.requirements import not_recorded
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, intent
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import (
     ImportsInfo,
@@ -82,7 +83,7 @@ def _outside(module: ModuleOrigin) -> bool:
     return module.where not in ("site", "stdlib")
 
 
-def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str:
+def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> Fix:
     """The command that takes ``entry`` out of PYTHONPATH and keeps the rest."""
     import os
     import shlex
@@ -90,21 +91,26 @@ def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> str
     # what is observed: the entry comes before the environment's own site-packages (not whose
     # packages they are: a `pip install --target` folder belongs to no environment)
     if entry is None:
-        return "unset PYTHONPATH  # its folders come before this environment's own packages"
+        return intent.shell(
+            "unset PYTHONPATH", note="its folders come before this environment's own packages"
+        )
     wanted = os.path.normcase(os.path.abspath(entry))
     rest = [p for p in pythonpath if os.path.normcase(os.path.abspath(p)) != wanted]
     if not rest or len(rest) == len(pythonpath):
-        return f"unset PYTHONPATH  # {entry} comes before this environment's own packages"
-    return f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}  # without {entry}"
+        return intent.shell(
+            "unset PYTHONPATH", note=f"{entry} comes before this environment's own packages"
+        )
+    return intent.shell(
+        f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}", note=f"without {entry}"
+    )
 
 
-def _own_installs_after(fix: str, entry: str | None, snapshot: Snapshot, matrix: Matrix) -> str:
+def _own_installs_after(fix: Fix, entry: str | None, snapshot: Snapshot, matrix: Matrix) -> Fix:
     """Taking a folder out of PYTHONPATH takes away what only it lent: where TensorFlow comes
     through it, the environment's own must then be one this machine runs (none of its own, or a
     CPU-only build such as tensorflow-cpu: the release this machine runs replaces it); where
     Keras or NumPy come only through it, the environment's own are installed. Else the user's
     import fails, or gets a CPU-only build, once it is out."""
-    from tf_gpucheck.installer.operations import split_comment
     from tf_gpucheck.installer.recommend import recommend
 
     imports = snapshot.imports
@@ -120,24 +126,24 @@ def _own_installs_after(fix: str, entry: str | None, snapshot: Snapshot, matrix:
         for d in commands.main_distributions(snapshot)
         if d.location in (None, "site", "user_site", "system_site")
     ]
-    install = ""
+    install: Fix | None = None
     why = ""
     if any(m.name == "tensorflow" for m in lent):
         cpu = [n for n in own if n in commands.CPU_ONLY_DISTRIBUTIONS]
         if not own:
-            install, why = recommend(snapshot, matrix).command or "", "no tensorflow of its own"
+            install, why = recommend(snapshot, matrix).plan, "no tensorflow of its own"
         elif cpu and len(own) == len(cpu):
             install = remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, cpu)
             why = f"only {', '.join(cpu)} (no GPU support) of its own"
-    if not install:
+    if install is None:
         missing = [m.name for m in lent if m.clean_origin is None and m.name != "tensorflow"]
         if missing:
-            install, why = "pip install " + " ".join(missing), f"no {', '.join(missing)} of its own"
-    if not install:
+            install, why = intent.install(*missing), f"no {', '.join(missing)} of its own"
+    if install is None:
         return fix
-    code, _, note = split_comment(fix)
-    step, _, _ = split_comment(install)
-    return f"{code} && {step}  #{note}; this environment has {why}: install it here"
+    return intent.then(
+        fix, Fix(install.steps), note=fix.also(f"this environment has {why}: install it here").note
+    )
 
 
 def _rename(path: str) -> str:
@@ -180,7 +186,7 @@ def _every_shadow(
 
 def _shadow(
     module: ModuleOrigin, imports: ImportsInfo, broken: bool = True
-) -> tuple[str, str, str, str] | None:
+) -> tuple[str, str, str | Fix, str] | None:
     """(cause, summary, fix, status) when the user's ``import`` gets something else than the
     environment's own package, as observed by the target's import system in the user's folder.
     A package that only ``PYTHONPATH`` brings from a folder of the user's (``pip install --target
@@ -239,9 +245,9 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
         found = _shadow(module, imports, broken)
         if found:
             cause, summary, fix, status = found
-            if cause == "module_shadowed":
+            if cause == "module_shadowed" and isinstance(fix, str):
                 summary, fix = _every_shadow(module, imports, summary, fix)
-            if cause == "pythonpath_foreign":
+            if cause == "pythonpath_foreign" and isinstance(fix, Fix):
                 fix = _own_installs_after(fix, module.path_entry, snapshot, matrix)
             details = (
                 f"from {imports.cwd or 'your folder'}: {module.origin} ({_through(module)})\n"
@@ -270,7 +276,7 @@ def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "pip lists it (its .dist-info is there) while the package folder is gone or emptied: "
             "an interrupted install, or an uninstall of a second TensorFlow distribution that "
             "shared the folder.",
-            f"pip install --force-reinstall --no-deps {commands.installed_requirement(snapshot)}",
+            commands.reinstall(snapshot),
             observed=observed,
         )
     details = "\n".join(

@@ -17,7 +17,8 @@ from tf_gpucheck.checks.findings import (
 from tf_gpucheck.checks.layers.imports import WHAT_PUT_IT_THERE
 from tf_gpucheck.checks.layers.requirements import not_recorded
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import commands, intent
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import (
     Distribution,
@@ -25,7 +26,7 @@ from tf_gpucheck.snapshot import (
 )
 
 
-def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> str:
+def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]) -> Fix:
     """Uninstall ``remove`` and install the GPU build this machine runs. A distribution in
     another environment's site-packages, which a ``.pth`` file puts on this venv's sys.path, is
     not this environment's to uninstall (its pip says "Not uninstalling ... outside
@@ -43,17 +44,22 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
         return remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
     windows = snapshot.system.os == "Windows"
     files = [p for p in dict.fromkeys(shared.values()) if p]
-    hide = " && ".join(
-        f"mv {shell_quote(p, windows=windows)} {shell_quote(p + '.disabled', windows=windows)}"
-        for p in files
+    hide = intent.then(
+        *(
+            intent.shell(
+                f"mv {shell_quote(p, windows=windows)} {shell_quote(p + '.disabled', windows=windows)}"
+            )
+            for p in files
+        )
     )
     kept = [d for d in main if d.name not in shared]
     if len(kept) == 1 and kept[0].name in remove and _replaced_alone(kept[0]):
         # what remains once the file is aside is a build tf_install replaces on its own (a
         # CPU-only distribution, the merged tensorflow-gpu): replaced now, not installed again
         # (seed 21, environment 0: tensorflow-cpu installed again, then tf_cpu_only_build)
-        return f"{hide} && " + remedies.replace_distributions(
-            Known.from_snapshot(snapshot), matrix, [kept[0].name]
+        return intent.then(
+            hide,
+            remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, [kept[0].name]),
         )
     if len(kept) == 1 and kept[0].name in remove:
         names = ", ".join(shared)
@@ -65,7 +71,7 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
         # keras_mismatch; tensorboard, then tf_requirement_unmet): this environment's own
         # TensorFlow installed again, without the folder, is what pip makes whole here
         own = kept[0]
-        again = commands.with_target_pip(f'pip install "{own.name}=={own.version}"', snapshot)
+        again = intent.install(f"{own.name}=={own.version}")
         lent = sorted(
             {
                 m.name
@@ -74,13 +80,15 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
             }
         )
         came = f"; {', '.join(lent)} came from there too" if lent else ""
-        return (
-            f"{hide} && {again}  # {why}{came}: pip then installs here what {own.name} "
-            f"{own.version} requires and this environment lacks"
+        return intent.then(
+            hide,
+            again,
+            note=f"{why}{came}: pip then installs here what {own.name} {own.version} requires "
+            "and this environment lacks",
         )
     rest = [n for n in remove if n not in shared]
-    return f"{hide} && " + remedies.replace_distributions(
-        Known.from_snapshot(snapshot), matrix, rest
+    return intent.then(
+        hide, remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, rest)
     )
 
 
@@ -125,7 +133,10 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "activate your project's virtual environment (source .venv/bin/activate) and run "
                 "gpucheck again, or: gpucheck doctor --python /path/to/project/python",
             )
-        if rec.command:
+        fix: str | Fix
+        if rec.plan is not None:
+            fix = rec.plan
+        elif rec.command:
             fix = rec.command
         elif rec.python_upgrade and snapshot.system.os == "Windows":
             fix = (
@@ -136,7 +147,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             extra = "[and-cuda]" if snapshot.system.os == "Linux" else ""
             fix = f'use Python {rec.python_upgrade}, then: pip install "tensorflow{extra}"'
         else:
-            fix = 'pip install "tensorflow[and-cuda]"'
+            fix = intent.install("tensorflow[and-cuda]")
         return fail(
             "tf_install",
             "tf_not_installed",
@@ -260,8 +271,7 @@ def tf_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "SIGBUS while loading TensorFlow: a library file is truncated or corrupt "
                 "(an interrupted download or install, a full disk); reinstalling replaces it.\n"
                 f"To see which file: {debug}\nLast log lines:\n{log_tail}",
-                f"pip install --force-reinstall --no-deps {commands.installed_requirement(snapshot)}"
-                "  # a truncated or corrupt file of the install",
+                commands.reinstall(snapshot, note="a truncated or corrupt file of the install"),
             )
         return fail(
             "tf_import",

@@ -12,6 +12,7 @@ from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, Observation, fail, observation, ok, skip
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import LibraryInfo, Resolution, Snapshot
 
@@ -195,7 +196,7 @@ def unmet_pins(snapshot: Snapshot) -> tuple[list[str], list[str]]:
     return unmet, wanted
 
 
-def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str | None:
+def _libraries_fix(snapshot: Snapshot, matrix: Matrix) -> str | Fix | None:
     return remedies.remedy_for("cuda_libs_missing", snapshot, matrix)
 
 
@@ -387,7 +388,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         )
     if problems:
         count = f"{len(problems)} CUDA librar{'y' if len(problems) == 1 else 'ies'}"
-        fix: str | None
+        fix: str | Fix | None
         if off and len(off) == len(problems):
             summary = f"{count} installed but off TensorFlow's loader path: {problems[0]}"
             fix = _onto_the_path(left_out_files(snapshot, matrix) or off, snapshot)

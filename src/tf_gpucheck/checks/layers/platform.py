@@ -9,6 +9,7 @@ from packaging.version import InvalidVersion, Version
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer import intent
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
 
@@ -32,7 +33,9 @@ def platform(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "macos_no_cuda",
             "macOS has no CUDA: TensorFlow cannot use an NVIDIA GPU here",
             matrix.fact("macos_no_cuda").summary,
-            "pip install tensorflow tensorflow-metal  # Apple GPUs through Metal instead",
+            intent.install(
+                "tensorflow", "tensorflow-metal", note="Apple GPUs through Metal instead"
+            ),
         )
     if system.os == "Windows":
         last = matrix.fact("windows_native_last_gpu").value or "2.10"

@@ -12,7 +12,7 @@ from tf_gpucheck.checks.layers.libraries import unmet_pins
 from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.layers.requirements import not_recorded
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.installer import commands
+from tf_gpucheck.installer import intent
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.frameworks import cpu_only
 from tf_gpucheck.reading import logscan
@@ -77,7 +77,7 @@ def cuda_wheels(snapshot: Snapshot, matrix: Matrix) -> Finding:
         + (facts.tf_version(snapshot) or "")
         + " was built against these versions; pip does not enforce an extra's pins once "
         "another install changed a wheel.\n" + "\n".join(unmet),
-        commands.with_target_pip("pip install " + " ".join(f'"{w}"' for w in wanted), snapshot),
+        intent.install(*wanted),
     )
 
 
@@ -163,8 +163,9 @@ def _overwritten(snapshot: Snapshot, overwritten: list[FileOwner]) -> Finding:
         "distribution's in turn: to use both frameworks, give each its own environment "
         "(python -m venv), or install releases of both that declare the same CUDA wheels."
     )
-    fix = "pip install --force-reinstall --no-deps " + " ".join(
-        f'"{name}=={installed[name]}"' for name in ours if name in installed
+    fix = intent.install(
+        *(f"{name}=={installed[name]}" for name in ours if name in installed),
+        options=("--force-reinstall", "--no-deps"),
     )
     return warn(
         "cuda_files",
@@ -174,7 +175,7 @@ def _overwritten(snapshot: Snapshot, overwritten: list[FileOwner]) -> Finding:
         f"{os.path.basename(first.path)} is now {first.owner} {first.owner_version or ''}'s "
         f"(installed after {', '.join(first.also_listed_by)})".replace("  ", " "),
         "\n".join(lines),
-        commands.with_target_pip(fix, snapshot) if ours else None,
+        fix if ours else None,
     )
 
 
@@ -199,7 +200,7 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
                     "keras_mismatch",
                     f"TF_USE_LEGACY_KERAS is set but tf-keras {tf_keras or 'is not installed'}",
                     "With TF_USE_LEGACY_KERAS=1, tf.keras is the tf-keras package, whose version must match TensorFlow's.",
-                    f'pip install "tf-keras~={tf_minor[0]}.{tf_minor[1]}.0"',
+                    intent.install(f"tf-keras~={tf_minor[0]}.{tf_minor[1]}.0"),
                 )
             return ok("keras", f"tf-keras {tf_keras} (TF_USE_LEGACY_KERAS)")
         if keras_version is None or minor_version(keras_version)[0] < 3:
@@ -209,9 +210,9 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "keras_mismatch",
                 f"TensorFlow {version} needs Keras 3, found {keras_version or 'none'}",
                 "Since TensorFlow 2.16, tf.keras is Keras 3.",
-                f'pip install "{declared}"  # what TensorFlow {version} declares'
+                intent.install(declared, note=f"what TensorFlow {version} declares")
                 if declared
-                else 'pip install "keras>=3"',
+                else intent.install("keras>=3"),
             )
         owner = snapshot.packages.keras_distribution
         return ok(
@@ -225,7 +226,7 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "keras_mismatch",
             f"TensorFlow {version} needs Keras {tf_minor[0]}.{tf_minor[1]}, found {keras_version or 'none'}",
             "Up to TensorFlow 2.15, tf.keras is the keras package of the same minor version.",
-            f'pip install "keras~={tf_minor[0]}.{tf_minor[1]}.0"',
+            intent.install(f"keras~={tf_minor[0]}.{tf_minor[1]}.0"),
         )
         return _as_the_installer_checks(finding, snapshot, matrix)
     return ok("keras", f"Keras {keras_version} matches TensorFlow {version}")
