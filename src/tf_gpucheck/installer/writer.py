@@ -106,6 +106,7 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
     in_kernel = kernel is not None and kernel.python == target.python_executable
     steps = list(fix.steps)
     outside: dict[int, Part] = {}
+    said: list[str] = []
     if user and target.kind == "venv":
         # site.py puts a venv's own site-packages ahead of the user site ("ensures venv takes
         # precedence over user-site"): pip refuses --user there when it would lose ("Will not
@@ -114,12 +115,12 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
         # environment"): its base interpreter removes what is there
         user = False
         if not in_kernel:  # a notebook cell runs %pip, not a shell command line
-            steps, outside = _uninstall_outside(steps, snapshot)
+            steps, outside, said = _uninstall_outside(steps, snapshot)
     if user and refused(snapshot, ("--user",)) is not None:
         user = False
     if user_wanted is False:
         user = False
-    notes = [fix.note] if fix.note else []
+    notes = [*([fix.note] if fix.note else []), *said]
 
     def parts(runner: str, head: str, flag: str = "", tail: str = "") -> list[Part]:
         made = []
@@ -193,19 +194,25 @@ def _unsets_pythonpath(fix: Fix) -> bool:
     return any(isinstance(s, Shell) and s.words.startswith("unset PYTHONPATH") for s in fix.steps)
 
 
-def _uninstall_outside(steps: list[Step], snapshot: Snapshot) -> tuple[list[Step], dict[int, Part]]:
+def _uninstall_outside(
+    steps: list[Step], snapshot: Snapshot
+) -> tuple[list[Step], dict[int, Part], list[str]]:
     """Each uninstall with the names a venv's pip would not touch (those in the user site) run
     by the base interpreter the venv names, where that one has pip (``--break-system-packages``
     where its standard library is marked externally managed, PEP 668): that part, at the step's
-    index (the rest of the step after it). Unchanged where the base interpreter or its pip was
-    not observed."""
+    index (the rest of the step after it), and what is said of it. Unchanged where the base
+    interpreter or its pip was not observed. Where pip is set to require a virtual environment
+    (seen in the user's setting: a variable or a config file, which the base interpreter's pip
+    reads too and refuses with "Could not find an activated virtualenv (required)"), that part
+    runs with ``PIP_REQUIRE_VIRTUALENV=0``, said on the line: the variable pip reads after every
+    file, for that one command."""
     from packaging.utils import canonicalize_name
 
     from tf_gpucheck.target import shell_quote
 
     target = snapshot.target
     if not target.base_executable or target.base_pip is not True:
-        return steps, {}
+        return steps, {}, []
     packages = snapshot.packages
     located = {
         canonicalize_name(d.name): d.location
@@ -213,6 +220,8 @@ def _uninstall_outside(steps: list[Step], snapshot: Snapshot) -> tuple[list[Step
     }
     base = shell_quote(target.base_executable, windows=snapshot.system.os == "Windows")
     flag = " --break-system-packages" if target.base_externally_managed else ""
+    required = _requires_virtualenv(snapshot)
+    lift = (("PIP_REQUIRE_VIRTUALENV", "0"),) if required else ()
     out: list[Step] = []
     parts: dict[int, Part] = {}
     for step in steps:
@@ -224,12 +233,37 @@ def _uninstall_outside(steps: list[Step], snapshot: Snapshot) -> tuple[list[Step
             out.append(step)
             continue
         words = f"{base} -m pip uninstall{flag} -y {' '.join(away)}"
-        parts[len(out)] = Part(words, "uninstall", "base", away)
+        parts[len(out)] = Part(words, "uninstall", "base", away, lift)
         out.append(step)  # a place held for the part
         inside = tuple(n for n in step.names if n not in away)
         if inside:
             out.append(Uninstall(inside))
-    return out, parts
+    said = [
+        f"your pip requires a virtual environment ({required}): PIP_REQUIRE_VIRTUALENV=0 lifts "
+        "that for the uninstall from the user site alone"
+    ]
+    return out, parts, said if parts and required else []
+
+
+def _requires_virtualenv(snapshot: Snapshot) -> str | None:
+    """Where pip's ``require-virtualenv`` is on, as observed (``PIP_REQUIRE_VIRTUALENV=1``,
+    ``require-virtualenv = true in FILE``), else ``None``."""
+    from tf_gpucheck.installerfacts import PIP_TRUE
+
+    installer = snapshot.installer
+    found = [
+        s
+        for s in (installer.settings if installer else None) or ()
+        if s.key == "require-virtualenv"
+    ]
+    setting = next((s for s in found if s.variable), found[0] if found else None)
+    if setting is None or setting.value.strip().lower() not in PIP_TRUE:
+        return None
+    return (
+        f"{setting.source}={setting.value}"
+        if setting.variable
+        else (f"require-virtualenv = {setting.value} in {setting.source}")
+    )
 
 
 def _with_index(written: _Line, snapshot: Snapshot) -> _Line:

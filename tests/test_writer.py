@@ -1,0 +1,144 @@
+"""installer.writer: a Fix value written for the target, from its steps."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import scenario
+from tf_gpucheck.installer import intent, writer
+from tf_gpucheck.installer.operations import read_command
+from tf_gpucheck.snapshot import Distribution, InstallerInfo, InstallerSetting, Snapshot
+
+BASE = os.path.join(sys.base_prefix, "bin", f"python{sys.version_info[0]}.{sys.version_info[1]}")
+"""The interpreter the test's own venv was made from (a user site is the base Python's)."""
+
+
+def _user_site_under_venv(base: str, settings: tuple[InstallerSetting, ...]) -> Snapshot:
+    """A venv made with --system-site-packages whose TensorFlow is the base Python's user-site
+    tensorflow-cpu (claims seed 27, environment 97), with pip's settings as observed there."""
+    snapshot = scenario("real-tensorflow-cpu-2.21-py3.11")
+    cpu = Distribution("tensorflow-cpu", "2.17.1", location="user_site")
+    return dataclasses.replace(
+        snapshot,
+        target=dataclasses.replace(
+            snapshot.target,
+            kind="venv",
+            prefix="/w/env",
+            python_executable="/w/env/bin/python",
+            chosen_by="active_venv",
+            base_executable=base,
+            base_pip=True,
+            base_externally_managed=False,
+        ),
+        packages=dataclasses.replace(snapshot.packages, tensorflow=(cpu,)),
+        installer=InstallerInfo(
+            tool="pip",
+            version="24.0",
+            path_pip="/w/env/bin/pip",
+            path_pip_location="/w/env/lib/python3.11/site-packages",
+            settings=settings,
+        ),
+    )
+
+
+def test_the_user_site_uninstall_lifts_require_virtualenv_for_that_command_alone() -> None:
+    """The venv's pip leaves the user site alone ("Not uninstalling ... outside environment"),
+    so the base interpreter uninstalls there; with PIP_REQUIRE_VIRTUALENV=1 in the user's shell
+    that pip refuses ("Could not find an activated virtualenv (required)", seed 27 env 97): the
+    uninstall runs with the variable off, said on the line, and the install in the venv keeps the
+    user's setting."""
+    required = (InstallerSetting("require-virtualenv", "1", "PIP_REQUIRE_VIRTUALENV"),)
+    snapshot = _user_site_under_venv("/usr/bin/python3.11", required)
+    fix = intent.then(
+        intent.uninstall("tensorflow-cpu"), intent.install("tensorflow[and-cuda]==2.17.*")
+    )
+    line = writer.write(fix, snapshot)
+    assert line.startswith(
+        "PIP_REQUIRE_VIRTUALENV=0 /usr/bin/python3.11 -m pip uninstall -y tensorflow-cpu && "
+    ), line
+    assert line.partition("  #")[0].count("PIP_REQUIRE_VIRTUALENV=0") == 1, line
+    assert "your pip requires a virtual environment (PIP_REQUIRE_VIRTUALENV=1)" in line
+    operations, _, why = read_command(line)
+    assert not why, why
+    assert operations[0].environ == (("PIP_REQUIRE_VIRTUALENV", "0"),)
+    assert operations[0].python == "/usr/bin/python3.11"
+    assert operations[1].environ == ()
+    # without the setting, nothing is lifted or said
+    plain = writer.write(fix, _user_site_under_venv("/usr/bin/python3.11", ()))
+    assert "PIP_REQUIRE_VIRTUALENV" not in plain, plain
+    assert "#" not in plain, plain
+
+
+@pytest.mark.slow
+def test_the_written_uninstall_runs_under_the_users_require_virtualenv(tmp_path: Path) -> None:
+    """The real experiment: a package in a user site (PYTHONUSERBASE in the test's folder),
+    PIP_REQUIRE_VIRTUALENV=1 set as the user had it; the base pip refuses the plain uninstall,
+    and the part the writer prints removes the package."""
+    environ = {
+        **os.environ,
+        "PYTHONUSERBASE": str(tmp_path / "userbase"),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    environ.pop("PIP_REQUIRE_VIRTUALENV", None)
+    environ.pop("VIRTUAL_ENV", None)
+    wheels = tmp_path / "wheels"
+    made = subprocess.run(
+        [BASE, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels), "six"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=300,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"no six wheel here: {made.stderr.strip().splitlines()[-1:]}")
+    placed = subprocess.run(
+        [BASE, "-m", "pip", "install", "--user", "--no-index", "-f", str(wheels), "six"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=300,
+    )
+    if placed.returncode != 0 and "user site" in placed.stderr.lower():
+        pytest.skip("this interpreter takes no --user installs (it is a virtual environment)")
+    assert placed.returncode == 0, placed.stderr
+    environ["PIP_REQUIRE_VIRTUALENV"] = "1"
+    refused = subprocess.run(
+        [BASE, "-m", "pip", "uninstall", "-y", "six"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=300,
+    )
+    assert refused.returncode != 0
+    assert "Could not find an activated virtualenv (required)" in refused.stderr
+    snapshot = _user_site_under_venv(
+        BASE, (InstallerSetting("require-virtualenv", "1", "PIP_REQUIRE_VIRTUALENV"),)
+    )
+    snapshot = dataclasses.replace(
+        snapshot,
+        packages=dataclasses.replace(
+            snapshot.packages, tensorflow=(Distribution("six", "1.17.0", location="user_site"),)
+        ),
+    )
+    line = writer.write(intent.uninstall("six"), snapshot)
+    command = line.partition("  #")[0]
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=300,
+    )
+    assert done.returncode == 0, (shlex.quote(command), done.stderr)
+    assert "Successfully uninstalled six" in done.stdout, done.stdout
