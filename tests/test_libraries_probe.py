@@ -241,3 +241,35 @@ def test_each_copy_of_a_library_reports_its_own_version(tmp_path: Path) -> None:
     assert [(r.path, r.version) for r in cudnn.resolutions] == [
         (str(system / "libcudnn.so.9"), "9.14.0")
     ]
+
+
+def test_a_large_librarys_reading_is_kept_until_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TensorFlow's libraries are read once per identity (real path, size, modification time):
+    the next doctor takes the kept reading; a reinstalled file (new time) is read again."""
+    import sys
+
+    from tf_gpucheck.probes import elf
+
+    source = Path(sys.executable).resolve()
+    big = tmp_path / "libbig.so"
+    shutil.copyfile(source, big)
+    with open(big, "ab") as handle:  # past the size from which readings are kept
+        handle.write(b"\0" * elf.KEEP_FROM_BYTES)
+    first = elf.read_dynamic(str(big))
+    assert first is not None
+    assert first == elf._read(str(source), False)
+    calls: list[str] = []
+
+    def counted(path: str, symbols: bool) -> elf.Dynamic | None:
+        calls.append(path)
+        return None
+
+    monkeypatch.setattr(elf, "_read", counted)
+    assert elf.read_dynamic(str(big)) == first
+    assert calls == []
+    stat = big.stat()
+    os.utime(big, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert elf.read_dynamic(str(big)) is None
+    assert calls == [str(big)]

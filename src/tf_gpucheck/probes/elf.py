@@ -5,6 +5,8 @@ RPATH / RUNPATH, read from the file (no loading). The dynamic loader decides wit
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import struct
 import sys
@@ -37,7 +39,48 @@ def read_dynamic(path: str, *, symbols: bool = False) -> Dynamic | None:
     """The dynamic section of the ELF file at ``path``; ``None`` when it is not one (or not
     readable). Reads only the headers, the dynamic section and its string table (TensorFlow's
     libraries are hundreds of megabytes); with ``symbols``, also the dynamic symbol table, to
-    tell which ``Get<Name>DsoHandle`` functions the file defines."""
+    tell which ``Get<Name>DsoHandle`` functions the file defines.
+
+    What a large file says is kept under the file's identity (its real path, size and
+    modification time: a reinstall makes a new file) and read again only when that changes: its
+    string table alone is megabytes to scan, and doctor is run again after every change."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None
+    if size < KEEP_FROM_BYTES:
+        return _read(path, symbols)
+    from tf_gpucheck import _cache
+
+    def ask() -> str | None:
+        found = _read(path, symbols)
+        return json.dumps(None if found is None else dataclasses.asdict(found))
+
+    kept = _cache.remembered("elf-dynamic", [_FORMAT, _cache.file_identity(path), symbols], ask)
+    try:
+        data = json.loads(kept) if kept is not None else None
+        if data is None:
+            return None
+        defines = data["defines_handles"]
+        return Dynamic(
+            data["soname"],
+            tuple(data["needed"]),
+            tuple(data["rpath"]),
+            tuple(data["runpath"]),
+            tuple(data["dso_handles"]),
+            None if defines is None else tuple(defines),
+        )
+    except (ValueError, TypeError, KeyError):
+        return _read(path, symbols)
+
+
+KEEP_FROM_BYTES = 4 * 1024 * 1024
+"""Files from this size on are read once per identity (TensorFlow's own libraries)."""
+_FORMAT = 1
+"""The kept readings' form: raised when :class:`Dynamic` changes."""
+
+
+def _read(path: str, symbols: bool) -> Dynamic | None:
     try:
         with open(path, "rb") as handle:
             return _parse(handle, symbols)

@@ -189,8 +189,11 @@ def find_rule(message: str) -> Rule | None:
 def classify(lines: Iterable[str]) -> list[LogLine]:
     """Every line with the first rule that matches its message (or none), in input order.
 
-    Lines are taken as they are: pass pasted text through :func:`normalise` first.
+    Lines are taken as they are: pass pasted text through :func:`normalise` first. No lines, no
+    rules read (``doctor --no-tf`` has no TensorFlow log).
     """
+    if isinstance(lines, tuple | list) and not lines:
+        return []
     out = []
     rules = _index()[0]
     seen: dict[str, LogLine] = {}  # a job log repeats its lines; a LogLine is immutable
