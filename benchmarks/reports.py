@@ -56,7 +56,7 @@ def doctor_first_cause(
 ) -> tuple[str | None, str]:
     """doctor, given the facts the text states and the text as its program's log."""
     from tf_gpucheck.checks import run_checks
-    from tf_gpucheck.checks.textual import stated_snapshot
+    from tf_gpucheck.checks.statedsnapshot import stated_snapshot
     from tf_gpucheck.reading import logscan, textfacts, textlines
 
     if title:
