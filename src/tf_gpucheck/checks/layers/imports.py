@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tf_gpucheck.checks import remedies
+from tf_gpucheck.checks import replacement
 from tf_gpucheck.checks.diagnosis import Known
 from tf_gpucheck.checks.findings import (
     Finding,
@@ -133,7 +133,7 @@ def _own_installs_after(fix: Fix, entry: str | None, snapshot: Snapshot, matrix:
         if not own:
             install, why = recommend(snapshot, matrix).plan, "no tensorflow of its own"
         elif cpu and len(own) == len(cpu):
-            install = remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, cpu)
+            install = replacement.replace_distributions(Known.from_snapshot(snapshot), matrix, cpu)
             why = f"only {', '.join(cpu)} (no GPU support) of its own"
     if install is None:
         missing = [m.name for m in lent if m.clean_origin is None and m.name != "tensorflow"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck.checks import facts, remedies
+from tf_gpucheck.checks import facts, remedies, replacement
 from tf_gpucheck.checks.diagnosis import Known
 from tf_gpucheck.checks.findings import (
     Finding,
@@ -41,7 +41,7 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
         if d.name in remove and d.location == "other" and d.pth and snapshot.target.kind == "venv"
     }
     if not shared:
-        return remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
+        return replacement.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
     windows = snapshot.system.os == "Windows"
     files = [p for p in dict.fromkeys(shared.values()) if p]
     hide = intent.then(
@@ -59,7 +59,9 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
         # (seed 21, environment 0: tensorflow-cpu installed again, then tf_cpu_only_build)
         return intent.then(
             hide,
-            remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, [kept[0].name]),
+            replacement.replace_distributions(
+                Known.from_snapshot(snapshot), matrix, [kept[0].name]
+            ),
         )
     if len(kept) == 1 and kept[0].name in remove:
         names = ", ".join(shared)
@@ -88,7 +90,7 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
         )
     rest = [n for n in remove if n not in shared]
     return intent.then(
-        hide, remedies.replace_distributions(Known.from_snapshot(snapshot), matrix, rest)
+        hide, replacement.replace_distributions(Known.from_snapshot(snapshot), matrix, rest)
     )
 
 
