@@ -60,8 +60,6 @@ def write(fix: Fix, snapshot: Snapshot, *, user: bool | None = None) -> str:
     without ``--user`` whatever the facts say (the alternative asked where ``--user`` is
     refused)."""
     written = _for_target(fix, snapshot, user)
-    if isinstance(written, str):
-        return written
     return _with_location(_with_index(written, snapshot), snapshot).text()
 
 
@@ -78,7 +76,7 @@ def _requirements(step: Step) -> tuple[str, ...]:
     return step.requirements if isinstance(step, Install) else step.names
 
 
-def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line | str:
+def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line:
     """The runner of every step, from what was observed in the user's setting:
 
     - in a notebook kernel that is the target: ``%pip`` (IPython runs the kernel's own pip);
@@ -153,7 +151,7 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
         target.kind == "venv" and installer is not None and installer.user_setting() is not None
     )
     if refusal is not None and fix.installs and target.python_executable:
-        return fresh_environment(fix, snapshot, refusal)
+        return _fresh(fix, snapshot, refusal)
     if target.installer == "uv" and target.python_executable:
         if installer is None or (installer.tool == "uv" and installer.error is None):
             return _Line(parts("uv", "uv pip", tail=f"--python {python}"), notes)
@@ -417,31 +415,39 @@ def fresh_environment(fix: Fix | None, snapshot: Snapshot, refusal: str) -> str:
     """The fix as a new virtual environment of the target's own Python: the installer refuses
     the target itself. It holds the TensorFlow this machine can run and what the fix installs
     (its uninstalls are left out: the fresh environment does not have the old one's packages,
-    and an installer that refuses the install refuses the uninstall too, PEP 668)."""
+    and an installer that refuses the install refuses the uninstall too, PEP 668). The new
+    environment's pip reads the same variables and user configuration: its install gets the same
+    lifts as any other."""
+    return _with_location(_with_index(_fresh(fix, snapshot, refusal), snapshot), snapshot).text()
+
+
+def _fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> _Line:
     from tf_gpucheck.target import shell_quote
 
     target = snapshot.target
     python = shell_quote(target.python_executable, windows=snapshot.system.os == "Windows")
-    wanted = [f'"{r}"' for r in (fix.requirements if fix is not None else ())]
-    if not any(_is_tensorflow(r) for r in wanted):
-        wanted = [_tensorflow_requirement(snapshot), *wanted]
+    requirements = list(fix.requirements if fix is not None else ())
+    if not any(_is_tensorflow(r) for r in requirements):
+        requirements = [_tensorflow_requirement(snapshot), *requirements]
     new = f"{FRESH_ENVIRONMENT}/bin/python"
-    install = f"{new} -m pip install {' '.join(wanted)}"
+    make = Part(f"{python} -m venv {FRESH_ENVIRONMENT}", None, "other")
+    wanted = " ".join(f'"{r}"' for r in requirements)
+    install = Part(f"{new} -m pip install {wanted}", "install", "fresh", tuple(requirements))
     why = f"the installer refuses {target.python_executable}: {refusal}"
     if target.makes_venvs is False:
-        return (
-            f"{python} -m venv {FRESH_ENVIRONMENT} && {install}  # {why}; this Python has no "
-            "ensurepip: install its venv package first (Debian/Ubuntu: python3-venv)"
+        said = (
+            f"{why}; this Python has no ensurepip: install its venv package first "
+            "(Debian/Ubuntu: python3-venv)"
         )
-    return (
-        f"{python} -m venv {FRESH_ENVIRONMENT} && {install}  # {why}; then run your code with {new}"
-    )
+    else:
+        said = f"{why}; then run your code with {new}"
+    return _Line([make, install], [said])
 
 
 def _is_tensorflow(requirement: str) -> bool:
     import re
 
-    name = re.split(r"[\[<>=!~; ]", requirement.strip('"'), maxsplit=1)[0].lower()
+    name = re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower()
     return name in ("tensorflow", "tensorflow-gpu", "tf-nightly") or name.startswith("tensorflow-")
 
 
@@ -455,5 +461,5 @@ def _tensorflow_requirement(snapshot: Snapshot) -> str:
         extra = (
             "[and-cuda]" if snapshot.system.os == "Linux" and main[0].name == "tensorflow" else ""
         )
-        return f'"{main[0].name}{extra}=={main[0].version}"'
-    return '"tensorflow[and-cuda]"' if snapshot.system.os == "Linux" else '"tensorflow"'
+        return f"{main[0].name}{extra}=={main[0].version}"
+    return "tensorflow[and-cuda]" if snapshot.system.os == "Linux" else "tensorflow"
