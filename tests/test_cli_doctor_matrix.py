@@ -42,7 +42,14 @@ def test_doctor_json_contract(run_cli: Any) -> None:
     assert data["first_fix"]["cause"] == "cuda_libs_missing"
     assert [f["check"] for f in data["findings"]] == check_ids()
     for finding in data["findings"]:
-        assert set(finding) == FINDING_KEYS
+        assert set(finding) - {"plan"} == FINDING_KEYS
+        if "plan" in finding:  # the fix as data beside the line written from it
+            assert finding["fix"], finding
+            assert set(finding["plan"]) == {"steps", "note"}
+            assert all(
+                set(step) in ({"install", "options"}, {"uninstall"}, {"shell"})
+                for step in finding["plan"]["steps"]
+            )
         assert finding["status"] in {"ok", "warn", "fail", "skip", "info"}
         assert (finding["cause"] is None) == (finding["status"] in ("ok", "skip")) or finding[
             "status"

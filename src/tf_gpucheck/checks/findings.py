@@ -87,6 +87,8 @@ class Finding:
             "fix": self.fix,
             "cause": self.cause,
         }
+        if self.plan is not None:
+            data["plan"] = self.plan.to_dict()
         if self.observed:
             data["observed"] = [o.to_dict() for o in self.observed]
         if self.proof is not None:
@@ -222,6 +224,7 @@ class Cause:
             "explained_by": self.explained_by,
             "origin": self.origin,
             "stated": list(self.stated),
+            **({"plan": self.plan.to_dict()} if self.plan is not None else {}),
             **({"observed": [o.to_dict() for o in self.observed]} if self.observed else {}),
             **({"proof": self.proof.to_dict()} if self.proof is not None else {}),
         }

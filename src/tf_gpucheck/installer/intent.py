@@ -73,6 +73,19 @@ class Fix:
         """The same steps with ``note`` said after the one there."""
         return Fix(self.steps, "; ".join(n for n in (self.note, note) if n))
 
+    def to_dict(self) -> dict[str, object]:
+        """The steps as data (``doctor --json``'s ``plan``): each ``{"install": [...],
+        "options": [...]}``, ``{"uninstall": [...]}`` or ``{"shell": "..."}``, and the note."""
+        steps: list[dict[str, object]] = []
+        for step in self.steps:
+            if isinstance(step, Install):
+                steps.append({"install": list(step.requirements), "options": list(step.options)})
+            elif isinstance(step, Uninstall):
+                steps.append({"uninstall": list(step.names)})
+            else:
+                steps.append({"shell": step.words})
+        return {"steps": steps, "note": self.note}
+
     def text(self) -> str:
         """The intent as plain ``pip`` words, for a reader without a target (``explain``)."""
         return line([plain_words(s) for s in self.steps], [self.note] if self.note else [])
