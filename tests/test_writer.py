@@ -142,3 +142,88 @@ def test_the_written_uninstall_runs_under_the_users_require_virtualenv(tmp_path:
     )
     assert done.returncode == 0, (shlex.quote(command), done.stderr)
     assert "Successfully uninstalled six" in done.stdout, done.stdout
+
+
+def _variants() -> dict[str, Snapshot]:
+    """The target's installer as observed, in the kinds the writer tells apart."""
+    from tf_gpucheck.snapshot import KernelInfo, PolicyAnswer
+
+    base = scenario("real-tensorflow-cpu-2.21-py3.11")
+    venv = dataclasses.replace(
+        base.target,
+        kind="venv",
+        prefix="/v",
+        python_executable="/v/bin/python",
+        chosen_by="python_flag",
+        base_executable="/usr/bin/python3",
+        base_pip=True,
+    )
+    pip = InstallerInfo(
+        tool="pip",
+        version="24.0",
+        path_pip="/v/bin/pip",
+        path_pip_location="/v/lib/python3.11/site-packages",
+    )
+    user = dataclasses.replace(
+        base.packages,
+        tensorflow=(Distribution("tensorflow-cpu", "2.21.0", location="user_site"),),
+    )
+    settings = (
+        InstallerSetting("target", "/srv/t", "/home/u/.config/pip/pip.conf"),
+        InstallerSetting("prefix", "/opt/p", "PIP_PREFIX"),
+        InstallerSetting("require-virtualenv", "1", "PIP_REQUIRE_VIRTUALENV"),
+    )
+    refused = (PolicyAnswer((), False, "error: externally-managed-environment"),)
+    crashed = (PolicyAnswer((), None, "AttributeError: x", crashed=True),)
+    return {
+        "venv": dataclasses.replace(base, target=venv, installer=pip),
+        "kernel": dataclasses.replace(
+            base,
+            target=venv,
+            installer=pip,
+            kernel=KernelInfo(python="/v/bin/python", shell="ZMQInteractiveShell"),
+        ),
+        "user site under a venv": dataclasses.replace(
+            base, target=venv, installer=dataclasses.replace(pip, settings=settings), packages=user
+        ),
+        "refused": dataclasses.replace(
+            base, target=venv, installer=dataclasses.replace(pip, policy=refused)
+        ),
+        "uv": dataclasses.replace(
+            base,
+            target=dataclasses.replace(venv, installer="uv"),
+            installer=InstallerInfo(tool="uv", version="0.5", no_index="UV_OFFLINE=1"),
+        ),
+        "crashed": dataclasses.replace(
+            base, target=venv, installer=dataclasses.replace(pip, policy=crashed)
+        ),
+        "no index, elsewhere": dataclasses.replace(
+            base,
+            target=venv,
+            installer=dataclasses.replace(pip, settings=settings, no_index="PIP_NO_INDEX=1"),
+        ),
+    }
+
+
+_FIXES = (
+    intent.install("numpy<2", note="built against NumPy 1.x"),
+    intent.install("tensorflow==2.15.1", options=("--force-reinstall", "--no-deps")),
+    intent.then(intent.uninstall("tensorflow-cpu"), intent.install("tensorflow[and-cuda]==2.21.*")),
+    intent.install("nvidia-cudnn-cu12==9.3.0.75", options=("--target", "/srv/my tf")),
+    intent.then(intent.shell("unset PYTHONPATH"), intent.install("keras")),
+)
+
+
+@pytest.mark.parametrize("name", list(_variants()))
+def test_the_operations_are_what_the_printed_line_runs(name: str) -> None:
+    """The proof and ``gpucheck fix`` take the operations the writer made with the line, never
+    the line read back; what the line says (pip's own words split as a shell splits them) is
+    exactly those operations, for every kind of installer."""
+    snapshot = _variants()[name]
+    for fix in _FIXES:
+        made = writer.written(fix, snapshot)
+        operations, note, why = read_command(made.line)
+        assert made.operations == tuple(operations), made.line
+        assert made.note == note.strip(), made.line
+        assert bool(made.why_not) == bool(why), (made.line, made.why_not, why)
+        assert made.line == writer.write(fix, snapshot)

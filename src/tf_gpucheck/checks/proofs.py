@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from tf_gpucheck.checks.findings import Cause, Finding, Report, Status
 from tf_gpucheck.installer import writer
 from tf_gpucheck.installer.intent import Fix
+from tf_gpucheck.installer.operations import Operation
 from tf_gpucheck.installer.proof import Proof
 from tf_gpucheck.installer.prover import Prover
 from tf_gpucheck.snapshot import Snapshot
@@ -33,7 +34,7 @@ def prove_report(
     if not every:
         wanted = wanted[:1]
     for cause in wanted:  # start them all before waiting for any
-        prover.submit(cause.fix or "")
+        prover.submit(cause.fix or "", _operations(cause.fix or "", cause.plan, snapshot))
     proven: dict[str, Cause] = {}
     for cause in wanted:
         proven[cause.code] = _settle(cause, prover, deadline, snapshot)
@@ -55,7 +56,8 @@ def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | 
         if here != cause.fix:
             candidates.append((here, cause.plan))
     for fix, plan in candidates:
-        proof = prover.answer(fix, deadline)
+        user = False if fix != cause.fix and plan is cause.plan else None
+        proof = prover.answer(fix, deadline, _operations(fix, plan, snapshot, user=user))
         if proof is None:
             return cause
         if proof.status != "refused":
@@ -77,6 +79,17 @@ def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | 
         proof=Proof("refused", reason=reason, by="the installer"),
         details=details,
     )
+
+
+def _operations(
+    fix: str, plan: Fix | None, snapshot: Snapshot | None, *, user: bool | None = None
+) -> tuple[tuple[Operation, ...], str] | None:
+    """What ``fix`` runs, as the writer made it with the line from ``plan``; ``None`` (the prover
+    reads the line) for a fix that is words or was not written from a plan here."""
+    if plan is None or snapshot is None:
+        return None
+    made = writer.written(plan, snapshot, user=user)
+    return (made.operations, made.why_not) if made.line == fix else None
 
 
 def _match(finding: Finding, proven: Mapping[str, Cause]) -> Finding:

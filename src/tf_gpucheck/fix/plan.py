@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tf_gpucheck.checks.findings import Report, Status
+from tf_gpucheck.installer import writer
 from tf_gpucheck.installer.operations import OUTSIDE_OPTIONS, Operation, read_command
 from tf_gpucheck.snapshot import Snapshot
 
@@ -65,7 +66,14 @@ def make_plan(report: Report, snapshot: Snapshot) -> Plan:
         if cause.fix in seen or cause.summary.endswith(ALLOWED_CPU):
             continue
         seen.add(cause.fix)
-        steps.append(read_step(cause.code, cause.status, cause.summary, cause.fix, windows))
+        made = None
+        if cause.plan is not None:
+            written = writer.written(cause.plan, snapshot)
+            if written.line == cause.fix:  # what the line runs, as it was written
+                made = (written.operations, written.note, written.why_not)
+        steps.append(
+            read_step(cause.code, cause.status, cause.summary, cause.fix, windows, made=made)
+        )
     steps.sort(key=lambda step: depth(step.cause))
     return Plan(tuple(_after_the_place(steps)))
 
@@ -110,9 +118,23 @@ TENSORFLOW_DISTRIBUTIONS = frozenset(
 """A step that changes one of these makes the later steps (planned for the old TensorFlow) stale."""
 
 
-def read_step(cause: str, status: Status, summary: str, fix: str, windows: bool = False) -> Step:
-    """A printed fix as a step: its operations when all of it is package work, else the user's."""
-    operations, note, why = read_command(fix)
+def read_step(
+    cause: str,
+    status: Status,
+    summary: str,
+    fix: str,
+    windows: bool = False,
+    *,
+    made: tuple[tuple[Operation, ...], str, str] | None = None,
+) -> Step:
+    """A fix as a step: its operations when all of it is package work, else the user's.
+    ``made``: (operations, note, why not) as the writer made them with the line; without it (a
+    cause's words) the line is read."""
+    if made is not None:
+        found, note, why = made
+        operations = list(found)
+    else:
+        operations, note, why = read_command(fix)
     if windows:
         return Step(
             cause,

@@ -141,6 +141,13 @@ def step_args(step: Install | Uninstall) -> list[str]:
     return ["-y", *step.names]
 
 
+def step_values(step: Install | Uninstall, *, uv: bool = False) -> list[str]:
+    """:func:`step_args` as the installer receives them, one argument each, unquoted."""
+    if isinstance(step, Install):
+        return [*step.options, *step.requirements]
+    return [*([] if uv else ["-y"]), *step.names]
+
+
 def plain_words(step: Step) -> str:
     if isinstance(step, Shell):
         return step.words

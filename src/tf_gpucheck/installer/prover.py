@@ -28,7 +28,7 @@ from collections.abc import Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from tf_gpucheck.installer.operations import read_command
+from tf_gpucheck.installer.operations import Operation, read_command
 from tf_gpucheck.installer.proof import Proof, prove
 from tf_gpucheck.installer.proofcache import ProofCache, ProofKey, age_words
 
@@ -86,6 +86,20 @@ class Prover:
         self._futures: dict[str, Future[Proof | None]] = {}
         self._asked: dict[str, tuple[ProofKey, float]] = {}
         """Fixes handed to a worker process: their key, and when."""
+        self._operations: dict[str, tuple[tuple[Operation, ...], str]] = {}
+        """The operations each fix runs, as the writer made them with its line (and why it is
+        not package work); a line given without them (a cause's words) is read."""
+
+    def submit_known(self, fix: str, operations: tuple[tuple[Operation, ...], str]) -> None:
+        """Record what ``fix`` runs without asking anything (a worker given them)."""
+        self._operations[fix] = operations
+
+    def operations(self, fix: str) -> tuple[tuple[Operation, ...], str]:
+        known = self._operations.get(fix)
+        if known is not None:
+            return known
+        operations, _note, why = read_command(fix)
+        return tuple(operations), why
 
     def key(self, fix: str) -> ProofKey:
         return ProofKey.of(
@@ -98,7 +112,10 @@ class Prover:
             outside=self.outside,
         )
 
-    def submit(self, fix: str) -> None:
+    def submit(self, fix: str, operations: tuple[tuple[Operation, ...], str] | None = None) -> None:
+        """Start asking about ``fix`` (``operations``: what it runs, as the writer made them)."""
+        if operations is not None:
+            self._operations.setdefault(fix, operations)
         if fix in self._futures or fix in self._asked:
             return
         key = self.key(fix)
@@ -116,10 +133,15 @@ class Prover:
         if not self.cache.asking(key, self.timeout_s):
             self._start_worker(fix, key)
 
-    def answer(self, fix: str, deadline: float) -> Proof | None:
+    def answer(
+        self,
+        fix: str,
+        deadline: float,
+        operations: tuple[tuple[Operation, ...], str] | None = None,
+    ) -> Proof | None:
         """The proof of ``fix`` (``None``: not a package command), waiting until ``deadline``
         (``time.monotonic()``) at the latest."""
-        self.submit(fix)
+        self.submit(fix, operations)
         if fix in self._asked:
             key, since = self._asked[fix]
             while True:
@@ -137,7 +159,7 @@ class Prover:
             )
 
     def _asks_the_index(self, fix: str) -> bool:
-        operations, _note, why = read_command(fix)
+        operations, why = self.operations(fix)
         return (
             not why
             and bool(operations)
@@ -154,6 +176,8 @@ class Prover:
     def _start_worker(self, fix: str, key: ProofKey) -> None:
         request = {
             "fix": fix,
+            "operations": [dataclasses.asdict(o) for o in self.operations(fix)[0]],
+            "why_not": self.operations(fix)[1],
             "python": self.python,
             "versions": self.versions,
             "pip": self.pip,
@@ -202,7 +226,7 @@ class Prover:
                 "not_proven",
                 reason="no working pip is in this environment until ensurepip puts one there: nothing to ask",
             )
-        operations, _note, why = read_command(fix)
+        operations, why = self.operations(fix)
         if why or not operations:
             if " -m venv " in fix:
                 return Proof(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 def main() -> int:
+    from tf_gpucheck.installer.operations import Operation
     from tf_gpucheck.installer.proofcache import ProofCache, ProofKey
     from tf_gpucheck.installer.prover import Prover
 
@@ -34,6 +35,19 @@ def main() -> int:
             workers=False,
         )
         fix = str(request["fix"])
+        operations = tuple(
+            Operation(
+                o["verb"],
+                o["runner"],
+                tuple(o["args"]),
+                tuple(o["requirements"]),
+                tuple((str(n), str(v)) for n, v in o["environ"]),
+                python=o["python"],
+            )
+            for o in request.get("operations", ())
+        )
+        if "operations" in request:
+            prover.submit_known(fix, (operations, str(request.get("why_not", ""))))
     except (ValueError, KeyError, TypeError):
         return 2
     timeout = float(request["timeout_s"])

@@ -6,6 +6,7 @@ elsewhere). Each decision is taken on the steps themselves; nothing is read back
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field, replace
 
@@ -18,7 +19,9 @@ from tf_gpucheck.installer.intent import (
     line,
     plain_words,
     step_args,
+    step_values,
 )
+from tf_gpucheck.installer.operations import Operation
 from tf_gpucheck.snapshot import Snapshot
 
 FRESH_ENVIRONMENT = "~/.venvs/tensorflow"
@@ -40,6 +43,10 @@ class Part:
     runner: str
     requirements: tuple[str, ...] = ()
     environ: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()
+    """What follows the verb, one argument each (unquoted), as the installer takes them."""
+    python: str | None = None
+    """The interpreter that runs it (``P -m pip``), where one is named by its path."""
 
     def text(self) -> str:
         set_before = [f"{n}={shlex.quote(v) if v else ''}" for n, v in self.environ]
@@ -59,8 +66,52 @@ def write(fix: Fix, snapshot: Snapshot, *, user: bool | None = None) -> str:
     """``fix`` written for the target's installer and its settings. ``user=False`` writes it
     without ``--user`` whatever the facts say (the alternative asked where ``--user`` is
     refused)."""
-    written = _for_target(fix, snapshot, user)
-    return _with_location(_with_index(written, snapshot), snapshot).text()
+    return written(fix, snapshot, user=user).line
+
+
+@dataclass(frozen=True)
+class Written:
+    """A fix written for the target: the line a person pastes and the package operations it runs
+    (what the proof asks the installer and ``gpucheck fix`` runs), from the same parts;
+    ``why_not`` where a part is not package work in the target (then no operations)."""
+
+    line: str
+    operations: tuple[Operation, ...]
+    why_not: str = ""
+    note: str = ""
+    """What the line says after its ``#``."""
+
+
+def written(fix: Fix, snapshot: Snapshot, *, user: bool | None = None) -> Written:
+    """:func:`write`, with the operations of the line."""
+    line_ = _with_location(_with_index(_for_target(fix, snapshot, user), snapshot), snapshot)
+    return _operations(line_)
+
+
+def written_fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> Written:
+    """:func:`fresh_environment` with its (lack of) operations: the new environment does not
+    exist until the line is run, so nothing in it can be asked."""
+    return _operations(
+        _with_location(_with_index(_fresh(fix, snapshot, refusal), snapshot), snapshot)
+    )
+
+
+def _operations(line_: _Line) -> Written:
+    from typing import Literal, cast
+
+    text = line_.text()
+    note = "; ".join(n for n in line_.notes if n)
+    operations: list[Operation] = []
+    for part in line_.parts:
+        if part.verb not in ("install", "uninstall") or part.runner in ("magic", "other", "fresh"):
+            return Written(text, (), "not a package operation in this environment", note)
+        verb = cast(Literal["install", "uninstall"], part.verb)
+        runner: Literal["pip", "uv"] = "uv" if part.runner == "uv" else "pip"
+        python = part.python if part.python and os.path.isabs(part.python) else None
+        operations.append(
+            Operation(verb, runner, part.args, part.requirements, part.environ, python=python)
+        )
+    return Written(text, tuple(operations), "", note)
 
 
 def _plain(fix: Fix) -> _Line:
@@ -132,9 +183,19 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
             args = step_args(step)
             if runner == "uv" and isinstance(step, Uninstall):
                 args = args[1:]  # uv's uninstall asks nothing: pip's -y has no place there
-            words = [head, step.verb, *([flag] if flag and isinstance(step, Install) else [])]
-            words += [*([tail] if tail else []), *args]
-            made.append(Part(" ".join(words), step.verb, runner, _requirements(step)))
+            flags = [flag] if flag and isinstance(step, Install) else []
+            words = [head, step.verb, *flags, *([tail] if tail else []), *args]
+            taken = [*flags, *(["--python", target.python_executable] if tail else [])]
+            made.append(
+                Part(
+                    " ".join(words),
+                    step.verb,
+                    runner,
+                    _requirements(step),
+                    args=(*taken, *step_values(step, uv=runner == "uv")),
+                    python=target.python_executable if runner == "python" else None,
+                )
+            )
         return made
 
     if in_kernel:
@@ -231,7 +292,15 @@ def _uninstall_outside(
             out.append(step)
             continue
         words = f"{base} -m pip uninstall{flag} -y {' '.join(away)}"
-        parts[len(out)] = Part(words, "uninstall", "base", away, lift)
+        parts[len(out)] = Part(
+            words,
+            "uninstall",
+            "base",
+            away,
+            lift,
+            args=(*(["--break-system-packages"] if flag else []), "-y", *away),
+            python=target.base_executable,
+        )
         out.append(step)  # a place held for the part
         inside = tuple(n for n in step.names if n not in away)
         if inside:
