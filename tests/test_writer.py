@@ -227,3 +227,28 @@ def test_the_operations_are_what_the_printed_line_runs(name: str) -> None:
         assert made.note == note.strip(), made.line
         assert bool(made.why_not) == bool(why), (made.line, made.why_not, why)
         assert made.line == writer.write(fix, snapshot)
+
+
+def test_every_package_command_doctor_prints_comes_from_a_plan() -> None:
+    """Over every recorded environment: a fix that runs the installer is a plan written for the
+    target (never text a check formatted); a fix without a plan is words or a command that is not
+    the installer's (``export``, ``mv``, a driver step)."""
+    from tf_gpucheck.checks import run_checks
+    from tf_gpucheck.matrix import load_matrix
+
+    matrix = load_matrix()
+    folder = Path(__file__).parent / "data" / "snapshots"
+    seen = 0
+    for path in sorted(folder.glob("*.json")):
+        snapshot = scenario(path.stem)
+        report = run_checks(snapshot, matrix)
+        for item in (*report.findings, *report.causes):
+            if not item.fix:
+                continue
+            operations, _, _ = read_command(item.fix)
+            if item.plan is None:
+                assert not operations, (path.stem, item.fix)
+            else:
+                seen += 1
+                assert item.fix == writer.write(item.plan, snapshot), (path.stem, item.fix)
+    assert seen > 20

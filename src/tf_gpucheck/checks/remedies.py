@@ -106,10 +106,7 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
         cuda = (row.windows_native_cuda if windows else row.cuda) if row else None
         cudnn = (row.windows_native_cudnn if windows else row.cudnn) if row else None
     if not cuda:
-        return (
-            "install the CUDA and cuDNN versions your TensorFlow was built with "
-            '(gpucheck matrix --tf <version>), or on Linux: pip install "tensorflow[and-cuda]"'
-        )
+        return commands.CUDA_BY_HAND
     where = (
         "add their bin folder to PATH"
         if known.os == "Windows"

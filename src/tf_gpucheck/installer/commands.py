@@ -122,3 +122,48 @@ def rerun(snapshot: Snapshot, *args: str) -> str:
     return command(
         target.python_executable, target.chosen_by, *args, windows=snapshot.system.os == "Windows"
     )
+
+
+def restore_pip(snapshot: Snapshot) -> Fix:
+    """The target's own ``ensurepip --upgrade``: the pip its Python ships, over one that crashes."""
+    from tf_gpucheck.target import shell_quote
+
+    python = snapshot.target.python_executable or "python"
+    quoted = shell_quote(python, windows=snapshot.system.os == "Windows")
+    return intent.shell(f"{quoted} -m ensurepip --upgrade")
+
+
+def recreate_venv(env: str) -> Fix:
+    """A virtual environment whose base Python is gone, made again in place."""
+    return intent.shell(
+        f"python3 -m venv --clear {env}",
+        note="recreate it with a Python that exists, then reinstall its packages",
+    )
+
+
+def recreate_or_deactivate(env: str) -> str:
+    return (
+        f"the active environment {env} has no working Python: recreate it "
+        f"(python3 -m venv {env}) or deactivate it; or pass --python PATH"
+    )
+
+
+def with_another_python(python: str, os_name: str | None) -> str:
+    """Words for a Python this machine does not have yet: which, and the install to run there."""
+    if os_name == "Windows":
+        return (
+            f"use Python {python} for native-Windows GPU support "
+            '(pip install "tensorflow<2.11"), or WSL2 for current releases'
+        )
+    extra = "[and-cuda]" if os_name == "Linux" else ""
+    return f'use Python {python}, then: pip install "tensorflow{extra}"'
+
+
+KERNEL_PIP = "%pip install PACKAGE  # the %pip magic installs into the kernel's own Python"
+"""How a notebook installs into its kernel's own Python (IPython's %pip magic)."""
+
+CUDA_BY_HAND = (
+    "install the CUDA and cuDNN versions your TensorFlow was built with "
+    '(gpucheck matrix --tf <version>), or on Linux: pip install "tensorflow[and-cuda]"'
+)
+"""What to do where the build's CUDA is not known."""

@@ -339,7 +339,7 @@ def kernel(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"`!pip install` installs into {pip_python or here.path_pip}, not into this kernel's "
             f"Python ({here.python}): what it installs, the notebook does not see",
             f"pip on PATH: {here.path_pip}; kernel: {here.python}",
-            "%pip install PACKAGE  # the %pip magic installs into the kernel's own Python",
+            commands.KERNEL_PIP,
         )
     if here.tf_initialized:
         return info(

@@ -140,14 +140,8 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             fix = rec.plan
         elif rec.command:
             fix = rec.command
-        elif rec.python_upgrade and snapshot.system.os == "Windows":
-            fix = (
-                f"use Python {rec.python_upgrade} for native-Windows GPU support "
-                '(pip install "tensorflow<2.11"), or WSL2 for current releases'
-            )
         elif rec.python_upgrade:
-            extra = "[and-cuda]" if snapshot.system.os == "Linux" else ""
-            fix = f'use Python {rec.python_upgrade}, then: pip install "tensorflow{extra}"'
+            fix = commands.with_another_python(rec.python_upgrade, snapshot.system.os)
         else:
             fix = intent.install("tensorflow[and-cuda]")
         return fail(

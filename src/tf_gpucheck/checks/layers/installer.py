@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tf_gpucheck.checks.findings import Finding, fail, ok, skip
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
-from tf_gpucheck.target import shell_quote
 
 
 @check("installer", "The environment's installer runs")
@@ -18,7 +18,6 @@ def installer(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return skip("installer", info.error)
     crash = info.crash()
     if crash is not None:
-        python = snapshot.target.python_executable or "python"
         return fail(
             "installer",
             "installer_broken",
@@ -27,7 +26,7 @@ def installer(snapshot: Snapshot, matrix: Matrix) -> Finding:
             "Asked offline (an install of a name no index has, with --dry-run --no-index): it "
             "ended in a traceback, so every install or uninstall with it fails the same way. "
             "Python's own ensurepip puts back the pip it ships, which runs on it.",
-            f"{shell_quote(python, windows=snapshot.system.os == 'Windows')} -m ensurepip --upgrade",
+            commands.restore_pip(snapshot),
         )
     asked = [a for a in info.policy if a.accepts is not None]
     if not asked:

@@ -9,7 +9,7 @@ from packaging.version import InvalidVersion, Version
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, fail, info, ok, skip, warn
 from tf_gpucheck.checks.registry import check
-from tf_gpucheck.installer import intent
+from tf_gpucheck.installer import commands, intent
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
 
@@ -89,10 +89,7 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
             fix = f"point --python at a Python interpreter; {_python_to_install(snapshot, matrix)}"
             if target.chosen_by in ("virtual_env", "conda_env"):
                 env = os.path.dirname(os.path.dirname(exe))
-                fix = (
-                    f"the active environment {env} has no working Python: recreate it "
-                    f"(python3 -m venv {env}) or deactivate it; or pass --python PATH"
-                )
+                fix = commands.recreate_or_deactivate(env)
             if problem.startswith("the virtual environment "):
                 env = os.path.dirname(os.path.dirname(exe))
                 return fail(
@@ -100,8 +97,7 @@ def python(snapshot: Snapshot, matrix: Matrix) -> Finding:
                     "python_unusable",
                     f"a broken virtual environment: {env}'s Python is gone",
                     problem,
-                    f"python3 -m venv --clear {env}  # recreate it with a Python that exists, "
-                    "then reinstall its packages",
+                    commands.recreate_venv(env),
                 )
             return fail(
                 "python",
