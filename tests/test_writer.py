@@ -234,6 +234,7 @@ def test_every_package_command_doctor_prints_comes_from_a_plan() -> None:
     target (never text a check formatted); a fix without a plan is words or a command that is not
     the installer's (``export``, ``mv``, a driver step)."""
     from tf_gpucheck.checks import run_checks
+    from tf_gpucheck.checks.findings import Cause, Finding
     from tf_gpucheck.matrix import load_matrix
 
     matrix = load_matrix()
@@ -242,7 +243,8 @@ def test_every_package_command_doctor_prints_comes_from_a_plan() -> None:
     for path in sorted(folder.glob("*.json")):
         snapshot = scenario(path.stem)
         report = run_checks(snapshot, matrix)
-        for item in (*report.findings, *report.causes):
+        items: list[Finding | Cause] = [*report.findings, *report.causes]
+        for item in items:
             if not item.fix:
                 continue
             operations, _, _ = read_command(item.fix)

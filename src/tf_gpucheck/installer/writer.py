@@ -88,14 +88,6 @@ def written(fix: Fix, snapshot: Snapshot, *, user: bool | None = None) -> Writte
     return _operations(line_)
 
 
-def written_fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> Written:
-    """:func:`fresh_environment` with its (lack of) operations: the new environment does not
-    exist until the line is run, so nothing in it can be asked."""
-    return _operations(
-        _with_location(_with_index(_fresh(fix, snapshot, refusal), snapshot), snapshot)
-    )
-
-
 def _operations(line_: _Line) -> Written:
     from typing import Literal, cast
 
