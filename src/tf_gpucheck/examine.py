@@ -77,6 +77,9 @@ def examine(
             from tf_gpucheck.probes import LiveProbes, collect_snapshot
 
             live = probes if probes is not None else LiveProbes(python)
+            begin = getattr(live, "begin", None)
+            if installer and callable(begin):
+                begin()
 
             def start_proofs(partial: Snapshot) -> None:
                 """While TensorFlow imports: the fixes that do not depend on it go to the

@@ -114,34 +114,42 @@ def info(
     fix: str | Fix | None = None,
     observed: tuple[Observation, ...] = (),
 ) -> Finding:
-    return Finding(
-        check, Status.INFO, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
-    )
+    return _finding(Status.INFO, check, cause, summary, details, fix, observed)
 
 
-def warn(
+@dataclass(frozen=True)
+class _Fault:
+    """``warn`` and ``fail``: a finding with its cause."""
+
+    status: Status
+
+    def __call__(
+        self,
+        check: str,
+        cause: str,
+        summary: str,
+        details: str = "",
+        fix: str | Fix | None = None,
+        observed: tuple[Observation, ...] = (),
+    ) -> Finding:
+        return _finding(self.status, check, cause, summary, details, fix, observed)
+
+
+warn = _Fault(Status.WARN)
+fail = _Fault(Status.FAIL)
+
+
+def _finding(
+    status: Status,
     check: str,
-    cause: str,
+    cause: str | None,
     summary: str,
-    details: str = "",
-    fix: str | Fix | None = None,
-    observed: tuple[Observation, ...] = (),
+    details: str,
+    fix: str | Fix | None,
+    observed: tuple[Observation, ...],
 ) -> Finding:
     return Finding(
-        check, Status.WARN, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
-    )
-
-
-def fail(
-    check: str,
-    cause: str,
-    summary: str,
-    details: str = "",
-    fix: str | Fix | None = None,
-    observed: tuple[Observation, ...] = (),
-) -> Finding:
-    return Finding(
-        check, Status.FAIL, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
+        check, status, summary, details, _text(fix), cause, observed=observed, plan=_plan(fix)
     )
 
 

@@ -12,6 +12,7 @@ from tf_gpucheck.cli._app import environment
 from tf_gpucheck.errors import GpucheckError
 
 if TYPE_CHECKING:
+    from tf_gpucheck.checks.requirements import Requirements
     from tf_gpucheck.snapshot import Snapshot
     from tf_gpucheck.target import Target
 
@@ -156,6 +157,27 @@ def probes_for(ctx: typer.Context, python: str | None, cwd: str | None) -> Any:
             )
         target = dataclasses.replace(target, cwd=os.path.abspath(cwd))
     return environment(ctx).probes_factory(target)
+
+
+def requirements_from(ctx: typer.Context) -> Requirements:
+    """What the command's requirement flags (``--require-gpu``, ``--min-*``, ``--expect-*``)
+    ask of the machine; a malformed value is bad input."""
+    from tf_gpucheck.checks.requirements import Requirements
+
+    given = ctx.params
+    return Requirements.from_flags(
+        require_gpu=bool(given.get("require_gpu")),
+        **{name: given.get(name) for name in _REQUIREMENT_VALUES},
+    )
+
+
+_REQUIREMENT_VALUES = (
+    "min_gpus",
+    "min_compute_capability",
+    "min_free_memory",
+    "expect_tf",
+    "expect_cuda",
+)
 
 
 def no_target_with_from(source: str | None, python: str | None, cwd: str | None) -> None:

@@ -31,6 +31,7 @@ from tf_gpucheck.cli._options import (
     no_target_with_from,
     probes_for,
     progress,
+    requirements_from,
     write_file,
 )
 from tf_gpucheck.errors import GpucheckError
@@ -99,29 +100,27 @@ def doctor(
     ] = False,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""
-    from tf_gpucheck.checks import select_checks
-    from tf_gpucheck.checks.registry import REGISTRY
-    from tf_gpucheck.checks.requirements import Requirements
-    from tf_gpucheck.matrix import load_matrix
-
     if list_checks:
+        from tf_gpucheck.checks.registry import REGISTRY
+
         for item in REGISTRY:
             typer.echo(f"{item.id:<20} {item.title}")
         return 0
+    no_target_with_from(source, python, cwd)
+    probes = probes_for(ctx, python, cwd) if source is None else None
+    begin = getattr(probes, "begin", None)
+    if callable(begin):
+        begin()  # the installer's start-up runs while the rest is imported and read
+    from tf_gpucheck.checks import select_checks
+    from tf_gpucheck.matrix import load_matrix
+
     fmt = chosen_format(json_output, output_format)
     from tf_gpucheck.render import doctor as render
     from tf_gpucheck.render.format import target_header, target_line
 
     # Bad input is reported before any probing.
     select_checks(checks)
-    requirements = Requirements.from_flags(
-        require_gpu=require_gpu,
-        min_gpus=min_gpus,
-        min_compute_capability=min_compute_capability,
-        min_free_memory=min_free_memory,
-        expect_tf=expect_tf,
-        expect_cuda=expect_cuda,
-    )
+    requirements = requirements_from(ctx)
     if matrix_file is not None:
         load_matrix(matrix_file)
     evidence = _read_logs(logs or [])
@@ -135,7 +134,6 @@ def doctor(
             reference="options-conflict",
             hint="--prove waits for every answer; --proof-budget SECONDS waits that long",
         )
-    no_target_with_from(source, python, cwd)
     wait: float | None = (
         PROVE_BUDGET_S
         if prove
@@ -152,7 +150,6 @@ def doctor(
             from tf_gpucheck.redact import redact as mask
 
             recorded = mask(recorded)
-    probes = probes_for(ctx, python, cwd) if recorded is None else None
     with progress(recorded is None) as say:
         done = examine(
             probes,

@@ -24,12 +24,14 @@ from tf_gpucheck.cli._options import (
     StrictOption,
     chosen_format,
     progress,
+    requirements_from,
     write_file,
 )
 from tf_gpucheck.errors import GpucheckError
 
 
 def fleet(
+    ctx: typer.Context,
     paths: Annotated[
         list[str] | None,
         typer.Argument(metavar="PATH", show_default=False, hidden=True),
@@ -74,19 +76,11 @@ def fleet(
 ) -> int:
     """Judge many nodes at once: nodes per verdict, grouped by first cause with the fix, the odd ones out. PATH: `gpucheck detect --json` snapshots or `gpucheck doctor --json` reports (files, directories of *.json, glob patterns); with --ray, the cluster's address (default: RAY_ADDRESS, else the local cluster). Exit 0: every node passes; 1: a node fails; 2: bad input (an unreadable file)."""
     from tf_gpucheck.__about__ import __version__
-    from tf_gpucheck.checks.requirements import Requirements
     from tf_gpucheck.fleet import judge_fleet, read_inputs
     from tf_gpucheck.matrix import load_matrix
 
     fmt = chosen_format(json_output, output_format)
-    requirements = Requirements.from_flags(
-        require_gpu=require_gpu,
-        min_gpus=min_gpus,
-        min_compute_capability=min_compute_capability,
-        min_free_memory=min_free_memory,
-        expect_tf=expect_tf,
-        expect_cuda=expect_cuda,
-    )
+    requirements = requirements_from(ctx)
     matrix = load_matrix(matrix_file)
     if ray:
         if paths and len(paths) > 1:

@@ -41,6 +41,7 @@ from tf_gpucheck.target import Target, choose_target, own_target
 
 if TYPE_CHECKING:
     from tf_gpucheck.installer.prover import Prover
+    from tf_gpucheck.probes.installer import PolicyHeadStart
 
 __all__ = ["LiveProbes", "Probes", "Target", "choose_target", "collect_snapshot"]
 
@@ -82,6 +83,15 @@ class LiveProbes:
         self.cwd = cwd or self.target_choice.cwd or os.getcwd()
         """The folder the user runs their program from: where ``import tensorflow`` is followed."""
         self._facts: InterpreterFacts | None = None
+        self._head_start: PolicyHeadStart | None = None
+
+    def begin(self) -> None:
+        """Start what needs only the target's Python before anything else is probed: its
+        installer's policy ask (the longest wait when TensorFlow is not imported). Once."""
+        from tf_gpucheck.probes.installer import PolicyHeadStart
+
+        if self._head_start is None:
+            self._head_start = PolicyHeadStart(self.python, self.environ, self.cwd)
 
     @property
     def python(self) -> str:
@@ -144,7 +154,9 @@ class LiveProbes:
             d.location == "user_site" and d.name.startswith(("tensorflow", "tf-"))
             for d in facts.distributions
         )
-        return probe_installer(self.python, facts, self.environ, self.cwd, user=user)
+        return probe_installer(
+            self.python, facts, self.environ, self.cwd, user=user, head_start=self._head_start
+        )
 
 
 def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:

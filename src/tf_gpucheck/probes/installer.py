@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -58,6 +59,42 @@ _DRY_RUN_PIP = (22, 2)
 """``pip install --dry-run`` (pip 22.2 release notes)."""
 
 
+class PolicyHeadStart:
+    """pip's policy, asked before the interpreter is read. The installer's start-up (a third of
+    a second, more on a busy machine) is the longest wait of a doctor without TensorFlow, and
+    this ask needs only the target's Python and the user's variables and folder. Its answer is
+    taken where the ask the probe then makes is the same command in the same setting (pip, new
+    enough for ``--dry-run``, no location setting lifted); any other ask runs as it always did."""
+
+    def __init__(
+        self, python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
+    ) -> None:
+        self.argv = _policy_argv("pip", python, None, None, ())
+        self.environ = dict(environ)
+        self.cwd = cwd
+        self._answer: PolicyAnswer | None = None
+        self._done = threading.Event()
+        threading.Thread(
+            target=self._ask, args=(timeout_s,), name="gpucheck-policy", daemon=True
+        ).start()
+
+    def _ask(self, timeout_s: float) -> None:
+        try:
+            self._answer = _ask_policy(self.argv, (), self.environ, self.cwd, timeout_s)
+        finally:
+            self._done.set()
+
+    def answer(
+        self, argv: tuple[str, ...], environ: Mapping[str, str], cwd: str | None
+    ) -> PolicyAnswer | None:
+        """The answer to ``argv`` run in ``environ`` and ``cwd``, when that is the ask that was
+        started (waiting for it); else ``None``."""
+        if argv != self.argv or dict(environ) != self.environ or cwd != self.cwd:
+            return None
+        self._done.wait()
+        return self._answer
+
+
 def probe_installer(
     python: str,
     facts: InterpreterFacts,
@@ -66,9 +103,11 @@ def probe_installer(
     *,
     user: bool = False,
     timeout_s: float = 30.0,
+    head_start: PolicyHeadStart | None = None,
 ) -> InstallerInfo:
     """Ask the target's installer; ``user``: also ask about ``--user`` (the target's TensorFlow
-    lives in the user site, or the target is not a virtual environment)."""
+    lives in the user site, or the target is not a virtual environment). ``head_start``: the
+    policy ask already under way."""
     if facts.error:
         return InstallerInfo(tool=None, version=None, error=f"not asked: {facts.error}")
     path_pip = shutil.which("pip", path=environ.get("PATH"))
@@ -92,11 +131,14 @@ def probe_installer(
     asks: list[tuple[str, ...]] = [()]
     if user and tool == "pip":
         asks.append(("--user",))
+
+    def policy_of(options: tuple[str, ...], environ: Mapping[str, str]) -> PolicyAnswer:
+        argv = _policy_argv(tool, python, uv, version, options)
+        early = head_start.answer(argv, environ, cwd) if head_start is not None else None
+        return early or _ask_policy(argv, options, environ, cwd, timeout_s)
+
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gpucheck-installer") as pool:
-        answers = [
-            pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
-            for options in asks
-        ]
+        answers = [pool.submit(policy_of, options, environ) for options in asks]
         if computable(facts):
             checked = pool.submit(metadata_check, facts)  # computed from what the probe read
         else:  # no markers said, or a name with two records in one folder: its installer says
@@ -131,10 +173,7 @@ def probe_installer(
             # every printed install sets pip's `target`/`prefix`/`root` aside, and pip skips
             # PEP 668's check only for those: ask again as that install will run
             environ = {**environ, **dict(lift)}
-            answers = [
-                pool.submit(_policy, tool, python, uv, version, options, environ, cwd, timeout_s)
-                for options in asks
-            ]
+            answers = [pool.submit(policy_of, options, environ) for options in asks]
         policy = tuple(a.result() for a in answers)
         if tool == "pip" and policy and policy[0].accepts is False:
             # a refusal pip's own options can lift without changing anyone's settings for good:
@@ -420,6 +459,18 @@ def _older(version: str | None, wanted: tuple[int, int]) -> bool:
     return bool(numbers) and tuple(numbers) < wanted
 
 
+def _policy_argv(
+    tool: str, python: str, uv: str | None, version: str | None, options: tuple[str, ...]
+) -> tuple[str, ...]:
+    if tool == "uv":
+        argv = [uv or "uv", "pip", "install", "--python", python, "--dry-run", "--offline"]
+    else:
+        argv = [python, "-m", "pip", "install", "--no-index", "--no-deps", "--no-input"]
+        if not _older(version, _DRY_RUN_PIP):
+            argv.append("--dry-run")  # an old pip has none: the name exists nowhere anyway
+    return (*argv, *options, PROBE_REQUIREMENT)
+
+
 def _policy(
     tool: str,
     python: str,
@@ -430,16 +481,20 @@ def _policy(
     cwd: str | None,
     timeout_s: float,
 ) -> PolicyAnswer:
-    if tool == "uv":
-        argv = [uv or "uv", "pip", "install", "--python", python, "--dry-run", "--offline"]
-    else:
-        argv = [python, "-m", "pip", "install", "--no-index", "--no-deps", "--no-input"]
-        if not _older(version, _DRY_RUN_PIP):
-            argv.append("--dry-run")  # an old pip has none: the name exists nowhere anyway
-    argv += [*options, PROBE_REQUIREMENT]
+    argv = _policy_argv(tool, python, uv, version, options)
+    return _ask_policy(argv, options, environ, cwd, timeout_s)
+
+
+def _ask_policy(
+    argv: tuple[str, ...],
+    options: tuple[str, ...],
+    environ: Mapping[str, str],
+    cwd: str | None,
+    timeout_s: float,
+) -> PolicyAnswer:
     try:
         result = run_child(
-            argv, timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
+            list(argv), timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
         )
     except OSError as exc:
         return PolicyAnswer(options, None, f"not asked: {exc.strerror}")
