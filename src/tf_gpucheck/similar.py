@@ -43,20 +43,7 @@ MIN_SHARED = 3
 template: a few common words in a short text are no likeness."""
 
 FIELDS = ("url", "title", "text", "tf", "platform", "cause", "noise", "fix", "confirmed_by")
-PLATFORMS = frozenset(
-    {
-        "linux",
-        "windows",
-        "wsl2",
-        "macos",
-        "docker",
-        "kubernetes",
-        "slurm",
-        "colab",
-        "kaggle",
-        "jupyter",
-    }
-)
+PLATFORMS = frozenset({*knowledge.PLACES, "docker"})
 
 
 @dataclass(frozen=True)
@@ -94,11 +81,7 @@ class Match:
 
 
 def _bad(family: str, what: str) -> GpucheckError:
-    return GpucheckError(
-        f"knowledge/reports/{family}.yaml: {what}",
-        reference="knowledge-invalid",
-        hint=knowledge.BAD_ENTRY_HINT,
-    )
+    return knowledge.invalid(f"reports/{family}.yaml", what)
 
 
 def parse_reports(family: str, data: Any) -> list[SolvedReport]:

@@ -12,19 +12,7 @@ from typing import Any
 from tf_gpucheck import knowledge
 from tf_gpucheck.errors import GpucheckError
 
-PLATFORMS = (
-    "any",
-    "linux",
-    "windows",
-    "wsl2",
-    "macos",
-    "container",
-    "kubernetes",
-    "slurm",
-    "colab",
-    "kaggle",
-    "jupyter",
-)
+PLATFORMS = ("any", *knowledge.PLACES, "container")
 
 
 @dataclass(frozen=True)
@@ -40,11 +28,7 @@ class CauseDoc:
 
 
 def _bad(what: str) -> GpucheckError:
-    return GpucheckError(
-        f"knowledge/causes.yaml: {what}",
-        reference="knowledge-invalid",
-        hint=knowledge.BAD_ENTRY_HINT,
-    )
+    return knowledge.invalid("causes.yaml", what)
 
 
 @functools.cache

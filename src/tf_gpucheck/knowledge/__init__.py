@@ -25,8 +25,20 @@ def read(*parts: str) -> Any:
     return _read("/".join(parts))
 
 
+PLACES = ("linux", "windows", "wsl2", "macos", "kubernetes", "slurm", "colab", "kaggle", "jupyter")
+"""Where a program runs, as the knowledge files name it: a cause's fix per platform
+(``causes.yaml``), a solved report's platform (``reports/``)."""
+
 BAD_ENTRY_HINT = "reinstall tf-gpucheck, or fix the entry (knowledge/README.md gives the format)"
 """What to do about a shipped knowledge entry that does not parse."""
+
+
+def invalid(path: str, what: str) -> GpucheckError:
+    """A shipped knowledge file (``rules/cuda.yaml``) whose entry does not parse: a broken
+    install, never the user's input."""
+    return GpucheckError(
+        f"knowledge/{path}: {what}", reference="knowledge-invalid", hint=BAD_ENTRY_HINT
+    )
 
 
 @functools.cache

@@ -26,12 +26,13 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
+from tf_gpucheck.probes.packages import holding
 from tf_gpucheck.snapshot import (
     PIP_TRUE,
     Declared,
@@ -42,7 +43,7 @@ from tf_gpucheck.snapshot import (
 )
 
 if TYPE_CHECKING:
-    from packaging.requirements import Requirement
+    pass
 
 PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
 """A name no index has: the installer's answer to it is its policy, never an install."""
@@ -579,27 +580,6 @@ def metadata_check(
                 )
             )
     return tuple(unmet), CHECK_BY, None
-
-
-def holding(dist: RawDistribution, markers: Mapping[str, str]) -> Iterator[Requirement]:
-    """Each requirement ``dist`` declares whose marker holds for the target, with no extra (pip's
-    ``iter_dependencies``); a line that does not parse, or a marker that cannot be evaluated,
-    is left out as pip leaves it."""
-    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    for line in dist.requires or ():
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if requirement.marker is not None:
-            try:
-                if not requirement.marker.evaluate({**markers, "extra": ""}):
-                    continue
-            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                continue
-        yield requirement
 
 
 def with_others(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -132,21 +134,8 @@ def _declared(
     times: dict[str, float | None] | None = None,
 ) -> list[RequirementInfo]:
     found = []
-    for line in dist.requires or ():
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if requirement.marker is not None:
-            if "extra" in str(requirement.marker):
-                continue  # an extra (and-cuda, gcs-filesystem) is judged elsewhere or not at all
-            if markers is None:
-                continue  # the target did not say what it is: cannot tell whether it applies
-            try:
-                if not requirement.marker.evaluate({**markers, "extra": ""}):
-                    continue
-            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                continue
+    # an extra (and-cuda, gcs-filesystem) is judged elsewhere or not at all
+    for requirement in holding(dist, markers, extras=False):
         name = canonicalize_name(requirement.name)
         requirement.marker = None
         found.append(
@@ -155,6 +144,29 @@ def _declared(
             )
         )
     return found
+
+
+def holding(
+    dist: RawDistribution, markers: Mapping[str, str] | None, *, extras: bool = True
+) -> Iterator[Requirement]:
+    """Each requirement ``dist`` declares whose marker holds for the target, with no extra (pip's
+    ``iter_dependencies``); a line that does not parse, or a marker that cannot be evaluated,
+    is left out as pip leaves it. ``markers`` ``None`` (the target did not say what it is): the
+    unmarked ones only. ``extras=False``: none whose marker names an extra."""
+    for line in dist.requires or ():
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is not None:
+            if markers is None or (not extras and "extra" in str(requirement.marker)):
+                continue
+            try:
+                if not requirement.marker.evaluate({**markers, "extra": ""}):
+                    continue
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                continue
+        yield requirement
 
 
 def _and_cuda(requires: tuple[str, ...]) -> tuple[str, ...]:

@@ -76,11 +76,7 @@ class FactRules:
 
 
 def _bad(what: str) -> GpucheckError:
-    return GpucheckError(
-        f"knowledge/facts.yaml: {what}",
-        reference="knowledge-invalid",
-        hint=knowledge.BAD_ENTRY_HINT,
-    )
+    return knowledge.invalid("facts.yaml", what)
 
 
 def _labels(fields: tuple[Field, ...]) -> str:

@@ -73,11 +73,7 @@ _FIELDS = {"id", "kind", "cause", "pattern", "keys", "explanation", "source", "e
 
 
 def _bad(family: str, what: str) -> GpucheckError:
-    return GpucheckError(
-        f"knowledge/rules/{family}.yaml: {what}",
-        reference="knowledge-invalid",
-        hint=knowledge.BAD_ENTRY_HINT,
-    )
+    return knowledge.invalid(f"rules/{family}.yaml", what)
 
 
 def _parse(family: str, data: Any) -> list[Rule]:
