@@ -200,28 +200,30 @@ def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) ->
             )
         else:
             out.append(ok("require_free_memory", f"every visible GPU has {gib:.1f} GiB free"))
-    if req.expect_tf is not None:
-        version = facts.tf_version(snapshot)
-        if version and req.expect_tf.contains(version, prereleases=True):
-            out.append(ok("expect_tf", f"TensorFlow {version} matches {req.expect_tf}"))
+    expected = (
+        ("expect_tf", "tf_version_unexpected", req.expect_tf, "TensorFlow", "(none)"),
+        (
+            "expect_cuda",
+            "cuda_version_unexpected",
+            req.expect_cuda,
+            "TensorFlow's CUDA",
+            "(unknown)",
+        ),
+    )
+    for check, cause, pattern, what, unknown in expected:
+        if pattern is None:
+            continue
+        have = (
+            facts.tf_version(snapshot)
+            if check == "expect_tf"
+            else facts.build_cuda(snapshot, matrix)
+        )
+        if have and pattern.contains(have, prereleases=True):
+            out.append(ok(check, f"{what} {have} matches {pattern}"))
         else:
             out.append(
                 fail(
-                    "expect_tf",
-                    "tf_version_unexpected",
-                    f"TensorFlow {version or '(none)'} does not match the expected {req.expect_tf}",
-                )
-            )
-    if req.expect_cuda is not None:
-        cuda = facts.build_cuda(snapshot, matrix)
-        if cuda and req.expect_cuda.contains(cuda, prereleases=True):
-            out.append(ok("expect_cuda", f"TensorFlow's CUDA {cuda} matches {req.expect_cuda}"))
-        else:
-            out.append(
-                fail(
-                    "expect_cuda",
-                    "cuda_version_unexpected",
-                    f"TensorFlow's CUDA {cuda or '(unknown)'} does not match the expected {req.expect_cuda}",
+                    check, cause, f"{what} {have or unknown} does not match the expected {pattern}"
                 )
             )
     return out

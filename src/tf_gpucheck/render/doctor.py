@@ -189,30 +189,23 @@ def report_to_markdown(report: Report, *, title: str, subtitle: str | None = Non
 
 def report_to_junit(report: Report, *, suite: str = "gpucheck doctor") -> str:
     """JUnit XML: one testcase per check; failures carry the summary and fix, warnings are system-out."""
-    from xml.sax.saxutils import escape, quoteattr
+    from tf_gpucheck.render.junit import Case, junit
 
-    failures = sum(1 for f in report.findings if f.status is Status.FAIL)
-    skipped = sum(1 for f in report.findings if f.status is Status.SKIP)
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuite name={quoteattr(suite)} tests="{len(report.findings)}" failures="{failures}" '
-        f'errors="0" skipped="{skipped}">',
-    ]
+    outcome = {Status.FAIL: "failure", Status.SKIP: "skipped", Status.WARN: "warning"}
+    cases = []
     for finding in report.findings:
-        lines.append(f'  <testcase classname="tf_gpucheck.checks" name={quoteattr(finding.check)}>')
-        message = finding.summary + (f" (fix: {finding.fix})" if finding.fix else "")
-        if finding.status is Status.FAIL:
-            lines.append(
-                f"    <failure message={quoteattr(message)} type={quoteattr(finding.cause or 'fail')}>"
-                f"{escape(finding.details)}</failure>"
+        fixed = finding.summary + (f" (fix: {finding.fix})" if finding.fix else "")
+        cases.append(
+            Case(
+                "tf_gpucheck.checks",
+                finding.check,
+                outcome.get(finding.status, "passed"),
+                finding.summary if finding.status is Status.SKIP else fixed,
+                finding.cause or "fail",
+                finding.details,
             )
-        elif finding.status is Status.SKIP:
-            lines.append(f"    <skipped message={quoteattr(finding.summary)}/>")
-        elif finding.status is Status.WARN:
-            lines.append(f"    <system-out>{escape('warning: ' + message)}</system-out>")
-        lines.append("  </testcase>")
-    lines.append("</testsuite>")
-    return "\n".join(lines) + "\n"
+        )
+    return junit(suite, cases)
 
 
 def report_to_annotations(report: Report) -> str:

@@ -215,34 +215,25 @@ def fleet_to_markdown(report: FleetReport, *, title: str) -> str:
 def fleet_to_junit(report: FleetReport, *, suite: str = "gpucheck fleet") -> str:
     """JUnit XML: one testcase per node; a failing node carries its first cause and fix, an
     unreadable file or a node that did not answer is an error."""
-    from xml.sax.saxutils import escape, quoteattr
+    from tf_gpucheck.render.junit import Case, junit
 
-    failures = sum(1 for n in report.nodes if n.status == "fail")
-    errors = sum(1 for n in report.nodes if n.status in (NO_ANSWER, UNREADABLE))
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuite name={quoteattr(suite)} tests="{len(report.nodes)}" failures="{failures}" '
-        f'errors="{errors}" skipped="0">',
-    ]
+    cases = []
     for node in report.nodes:
-        lines.append(f'  <testcase classname="tf_gpucheck.fleet" name={quoteattr(node.name)}>')
         first = node.first
+        case = Case("tf_gpucheck.fleet", node.name)
         if node.status in (NO_ANSWER, UNREADABLE):
-            lines.append(
-                f"    <error message={quoteattr(f'{node.source}: {node.problem}')} "
-                f"type={quoteattr(node.status)}/>"
+            case = Case(
+                case.classname, node.name, "error", f"{node.source}: {node.problem}", node.status
             )
         elif node.status == "fail" and first is not None:
-            message = first.summary + (f" (fix: {first.fix})" if first.fix else "")
             failing = "\n".join(
                 f"{f.check}: {f.summary}" for f in node.findings if f.status.value == "fail"
             )
-            lines.append(
-                f"    <failure message={quoteattr(message)} type={quoteattr(first.cause or 'fail')}>"
-                f"{escape(failing)}</failure>"
+            message = first.summary + (f" (fix: {first.fix})" if first.fix else "")
+            case = Case(
+                case.classname, node.name, "failure", message, first.cause or "fail", failing
             )
         elif node.status == "warn" and first is not None:
-            lines.append(f"    <system-out>{escape('warning: ' + first.summary)}</system-out>")
-        lines.append("  </testcase>")
-    lines.append("</testsuite>")
-    return "\n".join(lines) + "\n"
+            case = Case(case.classname, node.name, "warning", first.summary)
+        cases.append(case)
+    return junit(suite, cases)
