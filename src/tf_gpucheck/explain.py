@@ -40,6 +40,14 @@ class ExplainedLine:
     last: str | None = None
     """The last of them, where it differs from the first (its time)."""
 
+    @classmethod
+    def of(
+        cls, text: str, rule: Rule, gpu_expected: bool, count: int = 1, last: str | None = None
+    ) -> ExplainedLine:
+        """``text``, recognised by ``rule``, in words for a text that expects a GPU or not."""
+        kind = textual.kind_words(rule.kind, gpu_expected)
+        return cls(text, kind, rule.cause, rule.explanation, rule.id, count, last)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "text": self.text,
@@ -206,14 +214,8 @@ def _explain_log(lines: Iterable[str], matrix: Matrix, similar: bool) -> Explana
     kept = sorted([*plain_head, *plain_tail, *read_groups])
     result = _explain([line for _at, line in kept], matrix, similar, None, None, None)
     explained = tuple(
-        ExplainedLine(
-            g.first,
-            textual.kind_words(g.rule.kind, result.gpu_expected),
-            g.rule.cause,
-            g.rule.explanation,
-            g.rule.id,
-            g.count,
-            g.last if g.last != g.first else None,
+        ExplainedLine.of(
+            g.first, g.rule, result.gpu_expected, g.count, g.last if g.last != g.first else None
         )
         for g in ordered
     )
@@ -243,13 +245,7 @@ def _explain(
     classified, stated, known = read.classified, read.stated, read.known
     findings = list(read.findings)
     explained = tuple(
-        ExplainedLine(
-            line.text,
-            textual.kind_words(line.rule.kind, read.gpu_expected),
-            line.rule.cause,
-            line.rule.explanation,
-            line.rule.id,
-        )
+        ExplainedLine.of(line.text, line.rule, read.gpu_expected)
         for line in classified
         if line.rule is not None
     )
