@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.probes.test_user_import import install_fake, tf221_venv
 from tests.test_target import base_python, make_venv, site_packages
-from tests.test_user_import import install_fake, tf221_venv
 
 Env = tuple[str, str, Path, dict[str, str], Path]
 """(name, expected cause, python, extra environment variables, folder to run from)"""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_fix import CUPTI_OFF_PIN, numpy2_venv, tf221_with_pip, uv_numpy2_venv
+from tests.fix.test_fix import CUPTI_OFF_PIN, numpy2_venv, tf221_with_pip, uv_numpy2_venv
 
 from tf_gpucheck.fix.environment import read_environment
 

@@ -442,8 +442,8 @@ def test_a_version_a_later_recipe_step_moved_is_not_the_fixs_doing(tmp_path: Pat
     """The user asked for tensorflow 2.21.0, a later step of theirs (a --force-reinstall of an
     older tf-keras) brought it to 2.17.1: a fix that leaves it there lowered nothing; a fix
     that lowers it from what was there did."""
+    from tests.probes.test_user_import import install_fake
     from tests.test_target import make_venv, site_packages
-    from tests.test_user_import import install_fake
 
     python = make_venv(tmp_path / "env")
     site = site_packages(python)
@@ -465,8 +465,8 @@ def test_the_users_own_choice_back_in_view_is_no_loss(tmp_path: Path) -> None:
     """The user installed protobuf 3.20.3 in their environment; PYTHONPATH lent another
     environment's 7.36.2 over it. The fix (unset PYTHONPATH) shows their own 3.20.3 again: it
     took nothing down that they chose."""
+    from tests.probes.test_user_import import install_fake
     from tests.test_target import make_venv, site_packages
-    from tests.test_user_import import install_fake
 
     python = make_venv(tmp_path / "env")
     install_fake(site_packages(python), "protobuf", "3.20.3")
@@ -610,8 +610,8 @@ def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: 
     """A fix's comment "what TensorFlow 2.15.1 declares" or "jax 0.6.2 requires ..." is a
     statement: the oracle reads that distribution's own metadata in the target. 2.15.0's
     ``ml-dtypes~=0.2.0`` said of 2.15.1 (which declares ``~=0.3.1``) is false."""
+    from tests.probes.test_user_import import METADATA, install_fake
     from tests.test_target import site_packages
-    from tests.test_user_import import METADATA, install_fake
 
     w = tmp_path / "w"
     w.mkdir()
@@ -643,8 +643,8 @@ def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) ->
     """The fix's own cause goes away, but what it installed breaks a requirement TensorFlow
     declares (NumPy 2 under a TensorFlow that declares numpy<2): doctor's metadata and installer
     checks show it afterwards and not before, so the fix brought it."""
+    from tests.probes.test_user_import import install_fake
     from tests.test_target import site_packages
-    from tests.test_user_import import install_fake
 
     wheels = tmp_path / "wheels"
     wheels.mkdir()
@@ -678,8 +678,8 @@ def test_the_size_of_a_fix_is_judged_against_the_oracles_own_smallest_change(
     distribution (the oracle installs every unmet requirement as declared, into a copy), so a
     fix that moves TensorFlow to a release taking that NumPy, and Keras 2 to 3 with it, is
     larger; lowering the NumPy the user chose is no loss where it breaks a declared bound."""
+    from tests.probes.test_user_import import install_fake
     from tests.test_target import site_packages
-    from tests.test_user_import import install_fake
 
     wheels = tmp_path / "wheels"
     wheels.mkdir()

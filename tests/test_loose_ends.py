@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import first_environment_fix
+from tests.probes.test_user_import import METADATA, install_fake
 from tests.test_target import make_venv, site_packages
-from tests.test_user_import import METADATA, install_fake
 
 
 def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:

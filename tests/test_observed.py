@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 
 from tests.conftest import first_environment_fix
-from tests.test_fix import real_install, venv_with_pip, versions
-from tests.test_loose_ends import uv_venv
-from tests.test_target import make_venv, site_packages
-from tests.test_user_import import (
+from tests.fix.test_fix import real_install, venv_with_pip, versions
+from tests.probes.test_user_import import (
     METADATA,
     install_fake,
     install_tensorflow_cpu,
     install_tf221,
 )
+from tests.test_loose_ends import uv_venv
+from tests.test_target import make_venv, site_packages
 
 pytestmark = pytest.mark.slow
 

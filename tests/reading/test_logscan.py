@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, scenario
+from tests.conftest import scenario
+from tests.paths import DATA, ROOT
 from tf_gpucheck.reading import logrules, logscan
 
 LOGS = DATA / "logs"
@@ -28,7 +28,7 @@ RULES = {rule.id: rule for rule in logrules.load()}
 README_CAUSES = set(
     re.findall(
         r"^\| `([a-z_]+)` \|",
-        (Path(__file__).resolve().parents[1] / "docs" / "causes.md").read_text(),
+        (ROOT / "docs" / "causes.md").read_text(),
         flags=re.M,
     )
 )

@@ -5,17 +5,16 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.paths import ROOT
 from tf_gpucheck import similar
 from tf_gpucheck.checks import causedocs
 from tf_gpucheck.checks.diagnosis import DEPTH, EXPLAINS, SYMPTOMS
 from tf_gpucheck.reading import logrules
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = causedocs.load()
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.probes.test_user_import import METADATA, install_fake
 from tests.test_target import pyenv_python, site_packages
-from tests.test_user_import import METADATA, install_fake
 from tf_gpucheck.checks.findings import Status
 from tf_gpucheck.fix.environment import read_environment
 from tf_gpucheck.fix.plan import read_step

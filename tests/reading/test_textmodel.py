@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.paths import ROOT
 from tf_gpucheck.explain import explain
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.reading import logscan, textfacts, textlines, textmodel
 
-ROOT = Path(__file__).resolve().parents[1]
 MATRIX = load_matrix()
 SEVENTH = ROOT / "benchmarks" / "samples" / "seventh"
 

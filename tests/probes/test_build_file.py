@@ -14,13 +14,14 @@ import dataclasses
 import json
 from pathlib import Path
 
+from tests.paths import DATA
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.tensorflow import read_build_file
 from tf_gpucheck.snapshot import TensorflowInfo, load_snapshot
 
-SNAPSHOTS = Path(__file__).parent / "data" / "snapshots"
-WHEELS = Path(__file__).parent / "data" / "tf_wheels"
+SNAPSHOTS = DATA / "snapshots"
+WHEELS = DATA / "tf_wheels"
 
 # the file of a real `pip install tensorflow-cpu==2.21.0` (its license header left out)
 CPU_FILE = '''"""Auto-generated module providing information about the build."""

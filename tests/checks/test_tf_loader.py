@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 
+from tests.paths import DATA
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.elf import read_dynamic
 from tf_gpucheck.snapshot import KernelInfo, TfDevice, load_snapshot
 
-WHEELS = Path(__file__).parent / "data" / "tf_wheels"
-SNAPSHOTS = Path(__file__).parent / "data" / "snapshots"
+WHEELS = DATA / "tf_wheels"
+SNAPSHOTS = DATA / "snapshots"
 MATRIX = load_matrix()
 
 GETTER = "_ZN3tsl8internal9DsoLoader20GetCusolverDsoHandleEv"

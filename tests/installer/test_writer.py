@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import scenario
+from tests.paths import DATA
 from tf_gpucheck.installer import intent, writer
 from tf_gpucheck.installer.operations import read_command
 from tf_gpucheck.snapshot import Distribution, InstallerInfo, InstallerSetting, Snapshot
@@ -238,7 +239,7 @@ def test_every_package_command_doctor_prints_comes_from_a_plan() -> None:
     from tf_gpucheck.matrix import load_matrix
 
     matrix = load_matrix()
-    folder = Path(__file__).parent / "data" / "snapshots"
+    folder = DATA / "snapshots"
     seen = 0
     for path in sorted(folder.glob("*.json")):
         snapshot = scenario(path.stem)

@@ -22,12 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import DATA
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.checks.layers.runtime import cuda_files
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.snapshot import FileOwner, load_snapshot
 
-SNAPSHOTS = Path(__file__).parent / "data" / "snapshots"
+SNAPSHOTS = DATA / "snapshots"
 MATRIX = load_matrix()
 LIB = "/srv/envs/tf221-andcuda-py311/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"
 

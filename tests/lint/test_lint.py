@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import DATA
 from tf_gpucheck import knowledge
 from tf_gpucheck.lint import dockerfile, images, lint_paths
 from tf_gpucheck.matrix import load_matrix
 
-DATA = Path(__file__).parent / "data" / "lint"
+DATA = DATA / "lint"
 
 # file -> exit code, {(cause, line, status)} that must all be there (other findings are errors)
 EXPECTED: dict[str, tuple[int, set[tuple[str | None, int | None, str]]]] = {

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, scenario
+from tests.conftest import scenario
+from tests.paths import DATA, ROOT
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.place import probe_place
@@ -196,7 +197,7 @@ def test_doctor_inside_a_real_container_without_gpu_access() -> None:
         pytest.skip(f"no podman with an image under {PODMAN_ROOT} (see shared REAL-TESTS.md)")
     venv = Path(sys.prefix)
     base = Path(os.path.realpath(sys.executable)).parents[1]
-    checkout = Path(__file__).resolve().parents[1]
+    checkout = ROOT
     result = subprocess.run(
         [
             podman, "--root", str(storage), "--runroot", str(PODMAN_ROOT / "run"), "run", "--rm",

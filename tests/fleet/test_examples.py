@@ -11,9 +11,10 @@ import pytest
 import typer
 import yaml
 
+from tests.paths import ROOT
 from tf_gpucheck.cli import app
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 
 
 def parse_gpucheck(argv: list[str]) -> tuple[str, dict[str, object]]:

@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
+from tests.paths import DATA, ROOT
 from tests.test_target import base_python, make_venv, pyenv_python, site_packages, user_site_of
 
-METADATA = Path(__file__).resolve().parent / "data" / "metadata"
+METADATA = DATA / "metadata"
 
 
 def install_fake(site: Path, name: str, version: str, metadata: str | None = None) -> None:
@@ -652,7 +653,7 @@ def test_a_package_is_found_as_its_init_on_every_python(tmp_path: Path, version:
     site = tmp_path / "site"
     (site / "tensorflow").mkdir(parents=True)
     (site / "tensorflow" / "__init__.py").write_text("")
-    children = Path(__file__).resolve().parents[1] / "src" / "tf_gpucheck" / "_children"
+    children = ROOT / "src" / "tf_gpucheck" / "_children"
     code = (
         f"import sys; sys.path.insert(0, {str(children)!r}); import interpreter_probe as p; "
         f"print(p._find('tensorflow', [{str(site)!r}]))"

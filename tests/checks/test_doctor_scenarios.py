@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SCENARIO_NAMES, scenario
+from tests.paths import ROOT
 from tf_gpucheck.checks import Finding, Status, check_ids, run_checks
 from tf_gpucheck.checks.registry import REGISTRY
 from tf_gpucheck.matrix import Matrix, load_matrix
@@ -263,13 +264,12 @@ def test_specific_evidence() -> None:
 
 def test_the_documentation_documents_every_cause() -> None:
     import re
-    from pathlib import Path
 
     from tf_gpucheck.reading import logrules
 
-    readme = (Path(__file__).resolve().parents[1] / "docs" / "causes.md").read_text()
+    readme = (ROOT / "docs" / "causes.md").read_text()
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", readme, flags=re.M))
-    layers = Path(__file__).resolve().parents[1] / "src/tf_gpucheck/checks/layers"
+    layers = ROOT / "src/tf_gpucheck/checks/layers"
     source = "\n".join(path.read_text() for path in sorted(layers.glob("*.py")))
     used = set(re.findall(r'(?:fail|warn)\(\s*"[a-z_]+",\s*"([a-z_]+)"', source))
     used |= {rule.cause for rule in logrules.load() if rule.cause}

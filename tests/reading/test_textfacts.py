@@ -7,11 +7,10 @@ of this project's machine (tests/data/logs/real and its README.md).
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA
+from tests.paths import DATA, ROOT
 from tf_gpucheck.reading.textfacts import StatedFacts, extract
 from tf_gpucheck.reading.textlines import normalise
 
@@ -231,9 +230,7 @@ def test_gpu_names_get_nvidias_compute_capability() -> None:
 
     from tf_gpucheck.reading.gpunames import capability_of
 
-    data = yaml.safe_load(
-        (Path(__file__).resolve().parents[1] / "src/tf_gpucheck/knowledge/gpus.yaml").read_text()
-    )
+    data = yaml.safe_load((ROOT / "src/tf_gpucheck/knowledge/gpus.yaml").read_text())
     for entry in data["gpus"]:
         for example in entry["examples"]:
             assert capability_of(example) == entry["cc"], example
