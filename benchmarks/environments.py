@@ -2,7 +2,7 @@
 
     python benchmarks/environments.py
 
-Builds each environment of tests/test_user_import.py in a temporary folder (real venvs; the
+Builds each environment of tests/probes/test_user_import.py in a temporary folder (real venvs; the
 TensorFlow and Keras metadata are real wheels'), runs `gpucheck doctor --no-tf --json` on it in a
 subprocess, as a user would, with the folder and variables that environment is about, and
 prints a table: environment, the cause expected, doctor's first cause, its fix, and whether the

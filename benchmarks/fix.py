@@ -2,7 +2,7 @@
 
     python benchmarks/fix.py
 
-Builds each environment of tests/test_fix.py in a temporary folder (real venvs with their own
+Builds each environment of tests/fix/test_fix.py in a temporary folder (real venvs with their own
 pip or uv; TensorFlow as its real metadata, NumPy/Keras/CUDA wheels real), runs
 `gpucheck fix --no-tf --yes --json` on it in a subprocess as a user would, and prints a table:
 the environment, the cause expected, whether fix healed it (the cause gone from the diagnosis

@@ -3,7 +3,7 @@
     python scripts/docs_causes.py          # rewrite the table between its markers
     python scripts/docs_causes.py --check  # exit 1 if the table is out of date
 
-tests/test_causes.py runs the check.
+tests/checks/test_causes.py runs the check.
 """
 
 from __future__ import annotations

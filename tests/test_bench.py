@@ -432,3 +432,20 @@ def _tiny_real_run(backend: str) -> None:
         assert unavailable.status == "unavailable"
         assert unavailable.reason is not None
         assert unavailable.reason.startswith(("JAX sees no GPU: ", "PyTorch sees no GPU: "))
+
+
+def test_bench_says_why_the_gpu_did_not_run_once() -> None:
+    why = "no NVIDIA driver; the fix: gpucheck doctor"
+    report = BenchReport(
+        {},
+        __import__("tests.test_bench", fromlist=["plan"]).plan(),
+        (BenchResult("gpu", "mlp", "unavailable", why),),
+        (),
+        (),
+        why,
+    )
+    console = make_console()
+    console.width = 200
+    with console.capture() as capture:
+        console.print(render_report(report))
+    assert capture.get().count("the fix: gpucheck doctor") == 1, capture.get()

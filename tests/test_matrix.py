@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.matrix import (
@@ -198,3 +202,32 @@ def test_a_development_build_gets_its_release_row_only_where_the_releases_around
     release_candidate = matrix.release("2.5.0rc1")  # a release candidate is built as the release
     assert release_candidate is not None
     assert release_candidate.version == "2.5.0"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+# derandomize: CI runs the same examples every time (explore more with --hypothesis-seed=N)
+FAST = settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@FAST
+@given(st.text(max_size=300))
+def test_matrix_loader_never_crashes(text: str) -> None:
+    with pytest.raises(GpucheckError):
+        parse_matrix(text, "fuzz.yaml")
+
+
+@FAST
+@given(JSON)
+def test_matrix_loader_never_crashes_on_yaml_data(data: Any) -> None:
+    with pytest.raises(GpucheckError):
+        parse_matrix(json.dumps(data), "fuzz.yaml")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import SCENARIO_NAMES, SNAPSHOTS, scenario
 from tf_gpucheck.errors import ExitCode, GpucheckError
@@ -207,3 +210,67 @@ def test_a_version_1_snapshot_of_an_unusable_target_keeps_no_borrowed_version(
     raw["packages"]["error"] = "/usr/bin/python2.6 exited with status 1: SyntaxError"
     snapshot = load_snapshot(_write(tmp_path, json.dumps(raw)))
     assert snapshot.system.python_version is None
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+# derandomize: CI runs the same examples every time (explore more with --hypothesis-seed=N)
+FAST = settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@FAST
+@given(JSON)
+def test_snapshot_loader_never_crashes_on_json(data: Any) -> None:
+    try:
+        Snapshot.from_json(json.dumps(data))
+    except GpucheckError as exc:
+        assert exc.exit_code == 2
+        assert "\n" not in exc.message
+
+
+@FAST
+@given(st.text(max_size=200))
+def test_snapshot_loader_never_crashes_on_text(text: str) -> None:
+    with pytest.raises(GpucheckError):
+        Snapshot.from_json(text)
+
+
+def _leaves(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(data, dict):
+        return [p for key, value in data.items() for p in _leaves(value, (*path, key))] or [path]
+    if isinstance(data, list):
+        return [p for i, value in enumerate(data) for p in _leaves(value, (*path, i))] or [path]
+    return [path]
+
+
+GOOD = scenario("two-a100").to_dict()
+
+
+PATHS = [p for p in _leaves(GOOD) if p]
+
+
+@FAST
+@given(st.sampled_from(PATHS), JSON)
+def test_one_wrong_value_is_rejected_cleanly_or_accepted_correctly(
+    path: tuple[Any, ...], value: Any
+) -> None:
+    data = json.loads(json.dumps(GOOD))
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    try:
+        loaded = Snapshot.from_dict(data)
+    except GpucheckError as exc:
+        assert exc.reference in ("snapshot-invalid", "snapshot-too-new")
+        return
+    assert loaded.to_dict() == json.loads(json.dumps(loaded.to_dict()))  # what loads, round-trips

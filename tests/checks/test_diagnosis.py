@@ -15,7 +15,7 @@ from tf_gpucheck.checks import Status, run_checks
 from tf_gpucheck.checks.diagnosis import DEPTH, EXPLAINS, SYMPTOMS
 from tf_gpucheck.checks.requirements import Requirements
 from tf_gpucheck.matrix import load_matrix
-from tf_gpucheck.snapshot import Distribution, Snapshot
+from tf_gpucheck.snapshot import Distribution, NvidiaRuntimeInfo, PlaceInfo, Snapshot
 
 REAL = DATA / "logs" / "real"
 # tests/data/logs/real/tf210-py310_probe.stderr (TensorFlow 2.10.1 on this machine)
@@ -272,3 +272,18 @@ def test_an_import_failure_is_not_blamed_on_a_circumstance() -> None:
         assert report.first_fix.cause == "tf_import_failed", allow_cpu
         assert report.first_fix.fix is not None
         assert "reinstall" in report.first_fix.fix
+
+
+def test_a_place_that_reaches_no_gpu_comes_before_installing_tensorflow() -> None:
+    """An empty venv in a container without a GPU device: the first thing to do is give the
+    container the GPU (the install's CUDA wheels are for a GPU it cannot reach yet)."""
+    bare = scenario("tf-not-installed")
+    place = PlaceInfo(
+        container="docker", markers=("/.dockerenv",), nvidia=NvidiaRuntimeInfo(device_nodes=())
+    )
+    report = run_checks(dataclasses.replace(bare, place=place), load_matrix())
+    first = report.first_fix
+    assert first is not None
+    assert first.cause == "container_no_gpu", [c.code for c in report.causes]
+    later = next(c for c in report.causes if c.code == "tf_not_installed")
+    assert "once the program can reach the GPU" in later.details

@@ -154,3 +154,10 @@ def test_bad_input_is_one_line_and_exit_2(run_cli: Any, args: list[str], words: 
     assert words in first
     assert all(line.startswith("hint: ") for line in rest)
     assert "Traceback" not in result.stderr
+
+
+def test_detect_says_cudnn_as_the_build_states_it(run_cli: Any) -> None:
+    from tests.conftest import SnapshotProbes
+
+    result = run_cli(["detect"], SnapshotProbes(scenario("real-tf-2.21-and-cuda-py3.11-no-driver")))
+    assert "cuDNN 9 (its major: build_info.py names no more)" in result.stdout

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import scenario
+from tests.conftest import first_environment_fix, scenario
 from tests.paths import DATA
 from tf_gpucheck.installer import intent, writer
 from tf_gpucheck.installer.operations import read_command
@@ -255,3 +257,91 @@ def test_every_package_command_doctor_prints_comes_from_a_plan() -> None:
                 seen += 1
                 assert item.fix == writer.write(item.plan, snapshot), (path.stem, item.fix)
     assert seen > 20
+
+
+def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", **env},
+    )
+
+
+def uv_venv(where: Path) -> Path:
+    """A real environment made by uv (no pip in it); skips where uv is not installed."""
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is not installed (the test extra installs it)")
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(where)], check=True)
+    return where / "bin" / "python"
+
+
+def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> None:
+    python = uv_venv(tmp_path / "uvenv")
+    result = _gpucheck(
+        "doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0", cwd=tmp_path
+    )
+    fix = first_environment_fix(json.loads(result.stdout))["fix"]
+    assert fix.startswith(f"uv pip install --python {python} "), fix
+    assert fix.count("uv pip") == 1, fix
+    assert fix.count("--python") == 1, fix
+
+
+@pytest.mark.parametrize(
+    ("chosen_by", "policy", "installer"),
+    [
+        ("virtual_env", ((), False, "ERROR: Can not perform a '--user' install."), "pip"),
+        ("python_flag", ((), True, None), "pip"),
+        ("python_flag", ((), False, "error: externally-managed-environment"), "pip"),
+        ("python_flag", ((), True, None), "uv"),
+    ],
+)
+def test_a_fix_is_written_for_the_target_once_from_its_steps(
+    chosen_by: str, policy: tuple[tuple[str, ...], bool, str | None], installer: str
+) -> None:
+    """A fix is a value written once, from its steps, for the target: each step gets one runner
+    and one flag ("uv uv pip", "--no-user --no-user" were seen when text was rewritten twice),
+    and the one room that writes it is also what the proof reads back."""
+    import dataclasses
+
+    from tests.conftest import scenario
+    from tf_gpucheck.installer import intent, writer
+    from tf_gpucheck.installer.operations import read_command
+    from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer
+
+    snapshot = scenario("real-tensorflow-cpu-2.21-py3.11")
+    options, accepts, line = policy
+    answers = (PolicyAnswer(options, accepts, line), PolicyAnswer(("--no-user",), True))
+    snapshot = dataclasses.replace(
+        snapshot,
+        target=dataclasses.replace(
+            snapshot.target,
+            chosen_by=chosen_by,
+            prefix="/v",
+            python_executable="/v/bin/python",
+            installer=installer,
+        ),
+        installer=InstallerInfo(
+            tool=installer,
+            version="24.0",
+            path_pip="/v/bin/pip",
+            path_pip_location="/v/lib/python3.11/site-packages",
+            policy=answers,
+        ),
+    )
+    fix = intent.then(
+        intent.uninstall("tensorflow-cpu"), intent.install("tensorflow[and-cuda]==2.21.*")
+    )
+    once = writer.write(fix, snapshot)
+    assert once.count(" install ") == 1, once
+    assert "--no-user --no-user" not in once
+    assert "uv uv" not in once
+    operations, _, why = read_command(once)
+    assert not why, why
+    assert [(o.verb, o.requirements) for o in operations] == [
+        ("uninstall", ("tensorflow-cpu",)),
+        ("install", ("tensorflow[and-cuda]==2.21.*",)),
+    ]

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import ctypes.util
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.probes.test_user_import import (
+    METADATA,
+    install_fake,
+)
+from tests.test_target import make_venv, site_packages
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
 from tf_gpucheck.probes.libraries import LIBRARIES, probe_libraries
 
@@ -273,3 +282,87 @@ def test_a_large_librarys_reading_is_kept_until_the_file_changes(
     os.utime(big, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert elf.read_dynamic(str(big)) is None
     assert calls == [str(big)]
+
+
+def doctor(python: Path, *args: str, cwd: Path | None = None, **env: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--json", "--python",
+         str(python), *args],
+        capture_output=True, text=True, check=False, cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", **env},
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["check"]: f for f in data["findings"]}
+
+
+CUDNN_STUB = """
+#include <stddef.h>
+size_t cudnnGetVersion(void) { return VERSION; }
+"""
+
+
+def _shared(path: Path, soname: str, source: str, *flags: str) -> None:
+    c = path.with_suffix(".c")
+    c.write_text(source)
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", *flags, "-o", str(path), str(c)],
+        check=True,
+    )
+
+
+@pytest.mark.slow
+def test_the_library_the_loader_takes_not_the_first_file_by_name(tmp_path: Path) -> None:
+    """cuDNN 8 and cuDNN 9 share one folder (nvidia-cudnn-cu11 and -cu12 both installed); a
+    TensorFlow 2.21 (cuDNN 9) finds it through its RUNPATH. The check reads the file the loader
+    takes for libcudnn.so.9, and the version that file's own cudnnGetVersion reports."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler here")
+    python = make_venv(tmp_path / "venv")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.21.0",
+                 (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
+    lib = site / "nvidia" / "cudnn" / "lib"
+    lib.mkdir(parents=True)
+    _shared(lib / "libcudnn.so.8", "libcudnn.so.8", CUDNN_STUB.replace("VERSION", "8907"))
+    _shared(lib / "libcudnn.so.9", "libcudnn.so.9", CUDNN_STUB.replace("VERSION", "90300"))
+    _shared(
+        site / "tensorflow" / "libtensorflow_framework.so.2",
+        "libtensorflow_framework.so.2",
+        "int tf_stub(void) { return 0; }\n",
+        "-Wl,--enable-new-dtags,-rpath,$ORIGIN/../nvidia/cudnn/lib",
+    )
+    for pip_dist, name in (
+        ("nvidia-cudnn-cu11", "libcudnn.so.8"),
+        ("nvidia-cudnn-cu12", "libcudnn.so.9"),
+    ):
+        info = site / f"{pip_dist.replace('-', '_')}-0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {pip_dist}\nVersion: 0\n\n")
+        (info / "RECORD").write_text(f"nvidia/cudnn/lib/{name},,\n")
+    data = doctor(python, "--proof-budget", "0", cwd=tmp_path)
+    found = checks(data)["cudnn"]
+    observed = found["observed"][0]
+    assert observed["soname"] == "libcudnn.so.9"
+    assert observed["path"] == str(lib / "libcudnn.so.9")
+    assert observed["via"] == "runpath"
+    assert observed["version"] == "9.3.0"
+    assert found["status"] == "ok", found
+    # the oracle: the dynamic loader itself, with the requester's RUNPATH
+    probe = tmp_path / "probe.c"
+    probe.write_text(
+        "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <link.h>\n#include <stdio.h>\n"
+        'int main(void){void*h=dlopen("libcudnn.so.9",RTLD_NOW);struct link_map*m;'
+        "if(!h||dlinfo(h,RTLD_DI_LINKMAP,&m))return 1;puts(m->l_name);return 0;}\n"
+    )
+    exe = tmp_path / "probe"
+    subprocess.run(
+        ["gcc", str(probe), "-o", str(exe), "-ldl",
+         f"-Wl,--enable-new-dtags,-rpath,{lib}"], check=True,
+    )  # fmt: skip
+    loaded = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.strip()
+    assert os.path.realpath(loaded) == os.path.realpath(observed["path"])

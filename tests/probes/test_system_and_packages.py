@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
+from tests.probes.test_user_import import METADATA, install_fake
+from tests.test_target import make_venv, site_packages
 from tf_gpucheck._children import script
 from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import (
@@ -132,7 +136,6 @@ def test_interpreter_that_fails_is_data(tmp_path: Path) -> None:
 def test_a_background_child_runs_at_a_lower_priority_than_its_parent() -> None:
     """The installer's questions run beside TensorFlow's import at a lower priority: the child
     reads its own niceness after the parent has lowered it (it waits for the parent's word)."""
-    import os
 
     code = "import os, sys; sys.stdin.read(); print(os.nice(0))"
     plain = run_child([sys.executable, "-c", code], timeout_s=30, stdin="")
@@ -150,7 +153,6 @@ def test_two_records_of_one_name_in_a_folder_read_as_importlib_metadata_reads_th
     real recipe: tf-keras 2.17.0 upgraded tensorflow 2.21.0 to 2.17.1 there). Which record wins
     is the folder's own order, as importlib.metadata and pip read it, not the names' sort order:
     the probe says the version the target's own importlib.metadata says."""
-    import os
 
     for first, second in (("2.21.0", "2.17.1"), ("2.17.1", "2.21.0")):
         folder = tmp_path / f"pkgs-{first}"
@@ -199,3 +201,22 @@ def test_with_two_records_of_a_name_the_installer_itself_is_asked() -> None:
 
     assert computable(facts(()))
     assert not computable(facts(("2.15.1",)))
+
+
+def test_tensorflow_cpu_requirements_are_read_not_counted_as_met(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    """tensorflow-cpu declares what tensorflow declares: its requirements are read (this venv
+    has no pip, so from the metadata), and none is called met without being read."""
+    python = make_venv(tmp_path / "venv")
+    metadata = (METADATA / "tensorflow-2.21.0.METADATA").read_text()
+    metadata = metadata.replace("Name: tensorflow\n", "Name: tensorflow-cpu\n", 1)
+    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0", metadata)
+    result = run_cli(
+        ["doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0"]
+    )
+    checks = {f["check"]: f for f in result.json()["findings"]}
+    requirements = checks["tf_requirements"]
+    assert "all 0" not in requirements["summary"], requirements
+    # its declared numpy, protobuf, keras ... are not installed here: not met
+    assert requirements["status"] in ("warn", "fail"), requirements

@@ -20,7 +20,12 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import scenario
 from tests.test_target import make_venv
+from tf_gpucheck.checks import run_checks
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.render.console import make_console
+from tf_gpucheck.render.doctor import render_verdict
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -101,3 +106,60 @@ def test_explain_and_markdown_keep_commands_whole(run_cli: Any, tmp_path: Path) 
     out = in_a_terminal(["explain", str(log)], 60, tmp_path)
     line = next(line for line in out.splitlines() if line.startswith("first fix: "))
     assert 'pip install "protobuf<=3.20.3"' in line
+
+
+def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", **env},
+    )
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+def test_the_cause_line_stays_whole_at_any_width(tmp_path: Path, columns: int) -> None:
+    """`gpucheck doctor | cat`: no terminal, 80 columns (and 60, 200); the line holding a command
+    to copy (`gpucheck explain --cause CODE`) is never broken."""
+    venv = make_venv(tmp_path / "a-venv-with-a-rather-long-name-for-the-test")
+    result = _gpucheck(
+        "doctor", "--no-tf", "--python", str(venv), "--proof-budget", "0", COLUMNS=str(columns)
+    )
+    cause = [line for line in result.stdout.splitlines() if line.startswith("cause: ")]
+    assert len(cause) == 1, result.stdout
+    code = cause[0].split()[1]
+    assert cause[0].endswith(f"gpucheck explain --cause {code})"), cause[0]
+    assert len(cause[0]) > 60  # it is long: kept whole, not wrapped
+
+
+def _gpucheck_with_input(
+    *args: str, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tf_gpucheck", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
+
+
+def test_wrapped_lines_under_then_keep_their_indent() -> None:
+    report = run_checks(scenario("tf-not-installed"), load_matrix())
+    console = make_console()
+    console.width = 60
+    with console.capture() as capture:
+        console.print(render_verdict(report))
+    lines = capture.get().splitlines()
+    after = lines[lines.index("then:") + 1 :] if "then:" in lines else []
+    assert after, capture.get()
+    for line in after:
+        assert line.startswith("  "), f"wrapped to column 0: {line!r}"
+
+
+def test_the_install_hint_in_fleets_help_is_one_word_at_80_columns() -> None:
+    out = _gpucheck_with_input("fleet", "--help", COLUMNS="80")
+    assert "'tf_gpucheck[ray]'" in out.stdout

@@ -5,7 +5,7 @@ that help printed without loading the command-line framework.
 command's parameters costs more than Python's own start. The top-level page is laid out here the
 way Click lays out a group's help (its ``HelpFormatter``: the usage line, the help text, the
 ``Options`` and ``Commands`` definition lists, the epilog; the width from the terminal, at most
-78 and at least 50 columns). tests/test_loose_ends.py checks that it is Typer's page, character for
+78 and at least 50 columns). tests/cli/test_help.py checks that it is Typer's page, character for
 character, at several widths.
 """
 

@@ -179,7 +179,7 @@ _SELFCHECK_CUDNN = re.compile(r"downloading cuDNN (?P<v>\d+(?:\.\d+)*) from this
 # Every pattern above needs one of these words in its line (or in the line before, for the
 # answers under a heading): a line without any is skipped, which keeps a 100,000-line job log
 # fast. Plain substring tests on the lower-cased line (one regular expression with many
-# alternatives is far slower). tests/test_textfacts.py checks that skipping changes no answer.
+# alternatives is far slower). tests/reading/test_textfacts.py checks that skipping changes no answer.
 _KEYWORDS = (
     "nvidia-smi",
     "successfully installed",
