@@ -113,18 +113,6 @@ def _lower_priority(pid: int) -> None:
         os.setpriority(os.PRIO_PROCESS, pid, min(own + 10, 19))
 
 
-def lower_this_thread() -> None:
-    """Lower the calling thread's CPU priority as :func:`run_child`'s ``background`` lowers a
-    child's, for in-process work beside TensorFlow's import. Linux keeps a nice value per thread
-    (setpriority(2), "BUGS"): only this thread gives way, and it cannot be raised again, so call
-    it in a pool's worker thread that is dropped after. Elsewhere, nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        own = os.getpriority(os.PRIO_PROCESS, 0)
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(own + 10, 19))
-
-
 def _finish(
     process: subprocess.Popen[str], stdin: str | None, timeout_s: float, start: float
 ) -> ChildResult:

@@ -12,10 +12,10 @@ import datetime
 import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 from tf_gpucheck.__about__ import __version__
-from tf_gpucheck._process import allow_children, kill_all_children, lower_this_thread
+from tf_gpucheck._process import allow_children, kill_all_children
 from tf_gpucheck.probes.frameworks import probe_frameworks
 from tf_gpucheck.probes.interpreter import InterpreterFacts, probe_interpreter
 from tf_gpucheck.probes.libraries import probe_libraries, tensorflow_folder
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["LiveProbes", "Probes", "Target", "choose_target", "collect_snapshot"]
 
 Progress = Callable[[str], None]
-T = TypeVar("T")
 
 
 class Probes(Protocol):
@@ -179,18 +178,6 @@ def target_info(choice: Target, facts: InterpreterFacts) -> TargetInfo:
     )
 
 
-def _beside(probe: Callable[[InterpreterFacts], T], facts: InterpreterFacts) -> T:
-    """``probe`` in a thread that gives way to TensorFlow's import, which decides how long the
-    whole takes (the same step down as the installer's children; Linux keeps a nice value per
-    thread)."""
-    lower_this_thread()
-    return probe(facts)
-
-
-def _as_is(probe: Callable[[InterpreterFacts], T], facts: InterpreterFacts) -> T:
-    return probe(facts)
-
-
 def _collect(
     probes: Probes,
     pool: ThreadPoolExecutor,
@@ -206,8 +193,7 @@ def _collect(
     nvml_future = pool.submit(probes.nvml)
     say("reading the interpreter's packages")
     facts = probes.interpreter()
-    beside = _beside if tf_future is not None else _as_is
-    libraries_future = pool.submit(beside, probes.libraries, facts)
+    libraries_future = pool.submit(probes.libraries, facts)
     frameworks_future = (
         pool.submit(probes.frameworks, facts, timeout_s) if include_tensorflow else None
     )
