@@ -287,3 +287,20 @@ def test_a_place_that_reaches_no_gpu_comes_before_installing_tensorflow() -> Non
     assert first.cause == "container_no_gpu", [c.code for c in report.causes]
     later = next(c for c in report.causes if c.code == "tf_not_installed")
     assert "once the program can reach the GPU" in later.details
+
+
+def test_a_keras_failure_the_text_shows_comes_before_a_platform_without_cuda() -> None:
+    """The program failed with Keras 3's own error (keras-team/keras#20339's line): that stops
+    it on every platform, so native Windows' lack of GPU support (stated in words) comes after."""
+    from tf_gpucheck.explain import explain
+
+    text = (
+        "OS: Windows 11, tensorflow 2.16.2\n"
+        "ValueError: The layer sequential_6 has never been called and thus has no defined input.\n"
+    )
+    causes = [c.code for c in explain(text, load_matrix()).report.causes]
+    assert causes[:2] == ["keras_mismatch", "windows_native_unsupported"]
+    without_keras = [
+        c.code for c in explain("OS: Windows 11, tensorflow 2.16.2\n", load_matrix()).report.causes
+    ]
+    assert without_keras[0] == "windows_native_unsupported"

@@ -98,6 +98,7 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("keras_mismatch", "keras_backend_missing", "keras_backend_cpu_only"),
 )
 DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for code in layer}
+KERAS_CAUSES = frozenset(_LAYERS[-1])
 
 """Cause code -> layer, bottom up. Codes not listed (symptoms, requirements) rank last."""
 assert len(_LAYERS) < DEPTH_LAST
@@ -571,16 +572,26 @@ def diagnose(
     no_gpu_places = set(PLACE_CAUSES.values())
     place_first = "tf_not_installed" in causes and any(code in causes for code in no_gpu_places)
 
-    def rank(code: str) -> int:
+    # a Keras failure the program's own log shows stops it on every platform: a platform
+    # without CUDA (which only keeps it on the CPU) does not explain it and comes after it
+    def in_the_log(cause: Cause) -> bool:
+        return bool(cause.evidence) or cause.check == "log"
+
+    keras_seen = any(code in KERAS_CAUSES and in_the_log(causes[code]) for code in causes)
+
+    def rank(cause: Cause) -> float:
+        code = cause.code
         if code in SYMPTOMS:
             return _symptom_depth(code)
         if place_first and code in no_gpu_places:
             return depth("tf_not_installed") - 1
+        if keras_seen and code in KERAS_CAUSES and in_the_log(cause):
+            return depth("macos_no_cuda") - 0.5
         return depth(code)
 
     ordered = sorted(
         [*causes.values(), *unexplained],
-        key=lambda c: (-c.status.severity, rank(c.code), c.code in SYMPTOMS),
+        key=lambda c: (-c.status.severity, rank(c), c.code in SYMPTOMS),
     )
     if place_first:
         ordered = [
