@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers import FAST, JSON
 from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.matrix import (
     CudaRelease,
@@ -202,21 +203,6 @@ def test_a_development_build_gets_its_release_row_only_where_the_releases_around
     release_candidate = matrix.release("2.5.0rc1")  # a release candidate is built as the release
     assert release_candidate is not None
     assert release_candidate.version == "2.5.0"
-
-
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-
-# derandomize: CI runs the same examples every time (explore more with --hypothesis-seed=N)
-FAST = settings(
-    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
 
 
 @FAST

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SnapshotProbes, scenario
+from tests.helpers import gpucheck
 from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.memory import (
     apply_in_child,
@@ -246,19 +246,8 @@ def test_cli_cpu_devices_work_without_gpu_for_real(run_cli: Any) -> None:
     assert [d["name"] for d in data["result"]["devices"]] == ["/device:CPU:0", "/device:CPU:1"]
 
 
-def _gpucheck(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        check=False,
-    )
-
-
 def test_the_emitted_python_imports_the_package_it_calls() -> None:
-    out = _gpucheck("configure-memory", "--growth", "--emit", "python")
+    out = gpucheck("configure-memory", "--growth", "--emit", "python")
     assert out.returncode == 0, out.stderr
     assert "import tf_gpucheck\n" in out.stdout
     assert "import gpucheck\n" not in out.stdout  # PyPI's gpucheck is another project
@@ -268,7 +257,7 @@ def test_the_emitted_python_imports_the_package_it_calls() -> None:
 @pytest.mark.tensorflow
 def test_the_emitted_python_runs_as_pasted(tmp_path: Path) -> None:
     pytest.importorskip("tensorflow")
-    snippet = _gpucheck("configure-memory", "--growth", "--emit", "python").stdout
+    snippet = gpucheck("configure-memory", "--growth", "--emit", "python").stdout
     script = tmp_path / "train.py"
     script.write_text(snippet + "\nprint('configured')\n", encoding="utf-8")
     done = subprocess.run(

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import SCENARIO_NAMES, SNAPSHOTS, scenario
+from tests.helpers import FAST, JSON
 from tf_gpucheck.errors import ExitCode, GpucheckError
 from tf_gpucheck.snapshot import ENV_VARS, SCHEMA_VERSION, Snapshot, load_snapshot
 
@@ -210,21 +211,6 @@ def test_a_version_1_snapshot_of_an_unusable_target_keeps_no_borrowed_version(
     raw["packages"]["error"] = "/usr/bin/python2.6 exited with status 1: SyntaxError"
     snapshot = load_snapshot(_write(tmp_path, json.dumps(raw)))
     assert snapshot.system.python_version is None
-
-
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=20,
-)
-
-
-# derandomize: CI runs the same examples every time (explore more with --hypothesis-seed=N)
-FAST = settings(
-    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
 
 
 @FAST

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import scenario
+from tests.helpers import gpucheck
 from tf_gpucheck.target import choose_target
 
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
@@ -332,24 +333,13 @@ def test_fixes_use_the_target_pip_in_every_step() -> None:
     )
 
 
-def _gpucheck(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        check=False,
-    )
-
-
 def test_a_venv_whose_python_link_is_broken_is_named_so(tmp_path: Path) -> None:
     env = tmp_path / "env"
     venv.create(env, with_pip=False)
     for name in ("python", "python3"):
         (env / "bin" / name).unlink()
     (env / "bin" / "python").symlink_to(tmp_path / "gone" / "python3.99")
-    out = _gpucheck("doctor", "--no-tf", "--json", "--proof-budget", "0", "--python", str(env))
+    out = gpucheck("doctor", "--no-tf", "--json", "--proof-budget", "0", "--python", str(env))
     assert "a folder with no bin/python in it" not in out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert report["first_fix"]["cause"] == "python_unusable"

@@ -8,33 +8,17 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fix.test_fix import real_install, venv_with_pip
+from tests.helpers import checks, doctor
 from tests.probes.test_user_import import (
     METADATA,
     install_fake,
     install_tf221,
 )
 from tests.test_target import site_packages
-
-
-def doctor(python: Path, *args: str, cwd: Path | None = None, **env: str) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--json", "--python",
-         str(python), *args],
-        capture_output=True, text=True, check=False, cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )  # fmt: skip
-    assert result.returncode in (0, 1), result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {f["check"]: f for f in data["findings"]}
 
 
 @pytest.mark.slow

@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import scenario
-
-
-def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )
+from tests.helpers import gpucheck
 
 
 @pytest.mark.slow
 def test_no_fix_names_an_interpreter_that_did_not_answer_as_a_python(tmp_path: Path) -> None:
     true = shutil.which("true")
     assert true is not None
-    result = _gpucheck("doctor", "--python", true, "--json", "--proof-budget", "0", cwd=tmp_path)
+    result = gpucheck("doctor", "--python", true, "--json", "--proof-budget", "0", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["first_fix"]["cause"] == "python_unusable"

@@ -8,22 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import SnapshotProbes, scenario
+from tests.helpers import FAST
 from tf_gpucheck.bench import (
     parse_tolerance,
 )
 from tf_gpucheck.checks.requirements import parse_capability, parse_pattern, parse_size
 from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.memory import parse_int_list, parse_limit
-
-# derandomize: CI runs the same examples every time (explore more with --hypothesis-seed=N)
-FAST = settings(
-    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
-
 
 PARSERS = [
     lambda v: parse_int_list("--virtual", v),

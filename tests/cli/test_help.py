@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from tests.helpers import gpucheck
+
 
 @pytest.mark.parametrize("columns", ["40", "64", "80", "132"])
 def test_the_top_level_help_printed_without_typer_is_typers_page(columns: str) -> None:
@@ -29,18 +31,7 @@ def test_the_top_level_help_printed_without_typer_is_typers_page(columns: str) -
     assert "configure-memory" in typer_page
 
 
-def _gpucheck(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("command", ["detect", "matrix", "configure-memory", "benchmark"])
 def test_every_command_says_its_exit_codes(command: str) -> None:
-    out = _gpucheck(command, "--help", COLUMNS="200")
+    out = gpucheck(command, "--help", COLUMNS="200")
     assert "Exit 0:" in out.stdout, out.stdout

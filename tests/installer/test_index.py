@@ -2,70 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import first_environment_fix
-from tests.fix.test_fix import venv_with_pip, versions
+from tests.fix.test_fix import versions
+from tests.helpers import doctor, tiny_wheel, venv_with_tensorflow_cpu
 from tests.installer.test_writer import uv_venv
-from tests.probes.test_user_import import (
-    METADATA,
-    install_fake,
-)
-from tests.test_target import site_packages
-
-
-def doctor(python: Path, *args: str, cwd: Path | None = None, **env: str) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--json", "--python",
-         str(python), *args],
-        capture_output=True, text=True, check=False, cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )  # fmt: skip
-    assert result.returncode in (0, 1), result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def _venv_with_tensorflow_cpu(tmp_path: Path) -> Path:
-    """A venv with pip and tensorflow-cpu 2.21.0's dist-info (TensorFlow 2.21's real METADATA):
-    doctor's first fix installs the GPU build."""
-    python = venv_with_pip(tmp_path / "venv")
-    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
-                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
-    return python
-
-
-def _tiny_wheel(folder: Path) -> None:
-    import base64
-    import hashlib
-    import zipfile
-
-    info = "tiny_pkg-1.0.dist-info"
-    files = {
-        "tiny_pkg/__init__.py": b"",
-        f"{info}/METADATA": b"Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n",
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n",
-    }
-    record = "".join(
-        f"{name},sha256="
-        f"{base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
-        f"{len(data)}\n"
-        for name, data in files.items()
-    )
-    files[f"{info}/RECORD"] = f"{record}{info}/RECORD,,\n".encode()
-    folder.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(folder / "tiny_pkg-1.0-py3-none-any.whl", "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
 
 
 @pytest.mark.slow
@@ -77,7 +22,7 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
     from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.installer.proof import prove
 
-    python = _venv_with_tensorflow_cpu(tmp_path)
+    python = venv_with_tensorflow_cpu(tmp_path)
     home = tmp_path / "home"
     config = home / ".config" / "pip" / "pip.conf"
     config.parent.mkdir(parents=True)
@@ -93,7 +38,7 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
 
     # the installer's own answer, with the user's config, against a package index (a local one)
     index = tmp_path / "simple"
-    _tiny_wheel(index / "tiny-pkg")
+    tiny_wheel(index / "tiny-pkg")
     (index / "tiny-pkg" / "index.html").write_text(
         '<a href="tiny_pkg-1.0-py3-none-any.whl">tiny_pkg-1.0-py3-none-any.whl</a>'
     )
@@ -216,7 +161,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.installer.proof import prove
 
-    python = _venv_with_tensorflow_cpu(tmp_path)
+    python = venv_with_tensorflow_cpu(tmp_path)
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     # only the names are read: pip reads a find-links folder's wheels by their file names

@@ -8,31 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fix.test_fix import venv_with_pip, versions
-
-
-def _tiny_wheel(folder: Path) -> None:
-    import base64
-    import hashlib
-    import zipfile
-
-    info = "tiny_pkg-1.0.dist-info"
-    files = {
-        "tiny_pkg/__init__.py": b"",
-        f"{info}/METADATA": b"Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n",
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n",
-    }
-    record = "".join(
-        f"{name},sha256="
-        f"{base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
-        f"{len(data)}\n"
-        for name, data in files.items()
-    )
-    files[f"{info}/RECORD"] = f"{record}{info}/RECORD,,\n".encode()
-    folder.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(folder / "tiny_pkg-1.0-py3-none-any.whl", "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
+from tests.helpers import tiny_wheel
 
 
 @pytest.mark.slow
@@ -44,7 +20,7 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     from tf_gpucheck.installer.proof import prove
 
     python = venv_with_pip(tmp_path / "venv")
-    _tiny_wheel(tmp_path / "wheels")
+    tiny_wheel(tmp_path / "wheels")
     limited = tmp_path / "limited-python"
     limited.write_text(f'#!/bin/bash\ntrap "" XFSZ\nulimit -f 1\nexec "{python}" "$@"\n')
     limited.chmod(0o755)

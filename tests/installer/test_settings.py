@@ -3,45 +3,22 @@
 from __future__ import annotations
 
 import glob
-import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import first_environment_fix
 from tests.fix.test_fix import venv_with_pip
+from tests.helpers import doctor, tiny_wheel, venv_with_tensorflow_cpu
 from tests.probes.test_user_import import (
     METADATA,
     install_fake,
 )
 from tests.test_target import site_packages
-
-
-def doctor(python: Path, *args: str, cwd: Path | None = None, **env: str) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--json", "--python",
-         str(python), *args],
-        capture_output=True, text=True, check=False, cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )  # fmt: skip
-    assert result.returncode in (0, 1), result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def _venv_with_tensorflow_cpu(tmp_path: Path) -> Path:
-    """A venv with pip and tensorflow-cpu 2.21.0's dist-info (TensorFlow 2.21's real METADATA):
-    doctor's first fix installs the GPU build."""
-    python = venv_with_pip(tmp_path / "venv")
-    install_fake(site_packages(python), "tensorflow-cpu", "2.21.0",
-                 (METADATA / "tensorflow-2.21.0.METADATA").read_text()
-                 .replace("Name: tensorflow", "Name: tensorflow-cpu"))  # fmt: skip
-    return python
 
 
 def _externally_managed_python() -> str | None:
@@ -115,31 +92,6 @@ def test_a_user_setting_a_venv_refuses_is_lifted_with_no_user(tmp_path: Path) ->
     assert "Can not perform a '--user' install" not in result.stderr
 
 
-def _tiny_wheel(folder: Path) -> None:
-    import base64
-    import hashlib
-    import zipfile
-
-    info = "tiny_pkg-1.0.dist-info"
-    files = {
-        "tiny_pkg/__init__.py": b"",
-        f"{info}/METADATA": b"Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n",
-        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-        b"Tag: py3-none-any\n",
-    }
-    record = "".join(
-        f"{name},sha256="
-        f"{base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
-        f"{len(data)}\n"
-        for name, data in files.items()
-    )
-    files[f"{info}/RECORD"] = f"{record}{info}/RECORD,,\n".encode()
-    folder.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(folder / "tiny_pkg-1.0-py3-none-any.whl", "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-
-
 @pytest.mark.slow
 def test_a_pip_set_to_install_elsewhere_gets_installs_that_land_in_the_environment(
     tmp_path: Path,
@@ -152,13 +104,13 @@ def test_a_pip_set_to_install_elsewhere_gets_installs_that_land_in_the_environme
     in that setting installs the printed way into the environment, the plain way into the
     folder."""
 
-    python = _venv_with_tensorflow_cpu(tmp_path)
+    python = venv_with_tensorflow_cpu(tmp_path)
     home = tmp_path / "home"
     config = home / ".config" / "pip" / "pip.conf"
     config.parent.mkdir(parents=True)
     folder = tmp_path / "pip-target"
     wheels = tmp_path / "wheels"
-    _tiny_wheel(wheels)
+    tiny_wheel(wheels)
     config.write_text(f"[global]\nfind-links = {wheels}\n[install]\ntarget = {folder}\n")
     user = {"HOME": str(home), "PIP_FIND_LINKS": "", "PIP_NO_INDEX": "1"}  # the file's links
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **user)
@@ -183,10 +135,10 @@ def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Pa
     (pip skips an empty variable) and no config file set aside (none sets it); the real pip
     installs the printed way into the environment, the plain way under the folder."""
 
-    python = _venv_with_tensorflow_cpu(tmp_path)
+    python = venv_with_tensorflow_cpu(tmp_path)
     folder = tmp_path / "prefix"
     wheels = tmp_path / "wheels"
-    _tiny_wheel(wheels)
+    tiny_wheel(wheels)
     user = {"HOME": str(tmp_path), "PIP_PREFIX": str(folder), "PIP_FIND_LINKS": str(wheels),
             "PIP_NO_INDEX": "1"}  # fmt: skip
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **user)
@@ -281,7 +233,7 @@ def test_a_user_setting_in_a_venv_that_sees_the_user_site_is_set_aside(tmp_path:
     install_fake(site, "tensorflow", "2.21.0",
                  (METADATA / "tensorflow-2.21.0.METADATA").read_text())  # fmt: skip
     install_fake(site, "tiny-pkg", "0.5")
-    _tiny_wheel(tmp_path / "wheels")
+    tiny_wheel(tmp_path / "wheels")
     home = {"HOME": str(tmp_path / "home"), "PIP_USER": "1"}
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **home)
     fixes = [f["fix"] for f in data["findings"] if f["fix"] and " -m pip install" in f["fix"]]

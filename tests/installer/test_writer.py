@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import first_environment_fix, scenario
+from tests.helpers import gpucheck
 from tests.paths import DATA
 from tf_gpucheck.installer import intent, writer
 from tf_gpucheck.installer.operations import read_command
@@ -259,17 +260,6 @@ def test_every_package_command_doctor_prints_comes_from_a_plan() -> None:
     assert seen > 20
 
 
-def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )
-
-
 def uv_venv(where: Path) -> Path:
     """A real environment made by uv (no pip in it); skips where uv is not installed."""
     uv = shutil.which("uv")
@@ -281,7 +271,7 @@ def uv_venv(where: Path) -> Path:
 
 def test_a_uv_venv_without_tensorflow_gets_one_uv_command(tmp_path: Path) -> None:
     python = uv_venv(tmp_path / "uvenv")
-    result = _gpucheck(
+    result = gpucheck(
         "doctor", "--no-tf", "--json", "--python", str(python), "--proof-budget", "0", cwd=tmp_path
     )
     fix = first_environment_fix(json.loads(result.stdout))["fix"]

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import ctypes.util
-import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.helpers import checks, doctor
 from tests.probes.test_user_import import (
     METADATA,
     install_fake,
@@ -257,7 +256,6 @@ def test_a_large_librarys_reading_is_kept_until_the_file_changes(
 ) -> None:
     """TensorFlow's libraries are read once per identity (real path, size, modification time):
     the next doctor takes the kept reading; a reinstalled file (new time) is read again."""
-    import sys
 
     from tf_gpucheck.probes import elf
 
@@ -282,22 +280,6 @@ def test_a_large_librarys_reading_is_kept_until_the_file_changes(
     os.utime(big, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert elf.read_dynamic(str(big)) is None
     assert calls == [str(big)]
-
-
-def doctor(python: Path, *args: str, cwd: Path | None = None, **env: str) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", "doctor", "--no-tf", "--json", "--python",
-         str(python), *args],
-        capture_output=True, text=True, check=False, cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )  # fmt: skip
-    assert result.returncode in (0, 1), result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def checks(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {f["check"]: f for f in data["findings"]}
 
 
 CUDNN_STUB = """

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import scenario
+from tests.helpers import gpucheck
 from tests.test_target import make_venv
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.matrix import load_matrix
@@ -108,23 +109,12 @@ def test_explain_and_markdown_keep_commands_whole(run_cli: Any, tmp_path: Path) 
     assert 'pip install "protobuf<=3.20.3"' in line
 
 
-def _gpucheck(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )
-
-
 @pytest.mark.parametrize("columns", [60, 80, 200])
 def test_the_cause_line_stays_whole_at_any_width(tmp_path: Path, columns: int) -> None:
     """`gpucheck doctor | cat`: no terminal, 80 columns (and 60, 200); the line holding a command
     to copy (`gpucheck explain --cause CODE`) is never broken."""
     venv = make_venv(tmp_path / "a-venv-with-a-rather-long-name-for-the-test")
-    result = _gpucheck(
+    result = gpucheck(
         "doctor", "--no-tf", "--python", str(venv), "--proof-budget", "0", COLUMNS=str(columns)
     )
     cause = [line for line in result.stdout.splitlines() if line.startswith("cause: ")]
@@ -132,19 +122,6 @@ def test_the_cause_line_stays_whole_at_any_width(tmp_path: Path, columns: int) -
     code = cause[0].split()[1]
     assert cause[0].endswith(f"gpucheck explain --cause {code})"), cause[0]
     assert len(cause[0]) > 60  # it is long: kept whole, not wrapped
-
-
-def _gpucheck_with_input(
-    *args: str, stdin: str | None = None, **env: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        check=False,
-    )
 
 
 def test_wrapped_lines_under_then_keep_their_indent() -> None:
@@ -161,5 +138,5 @@ def test_wrapped_lines_under_then_keep_their_indent() -> None:
 
 
 def test_the_install_hint_in_fleets_help_is_one_word_at_80_columns() -> None:
-    out = _gpucheck_with_input("fleet", "--help", COLUMNS="80")
+    out = gpucheck("fleet", "--help", COLUMNS="80")
     assert "'tf_gpucheck[ray]'" in out.stdout

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from tests.helpers import gpucheck
 
 CUDNN_8 = (
     "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
@@ -12,19 +10,8 @@ CUDNN_8 = (
 )
 
 
-def _gpucheck(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tf_gpucheck", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        check=False,
-    )
-
-
 def test_a_library_that_did_not_load_is_never_headed_ok() -> None:
-    out = _gpucheck("explain", "-", stdin=CUDNN_8)
+    out = gpucheck("explain", "-", stdin=CUDNN_8)
     head = out.stdout.splitlines()[0]
     assert not head.startswith("OK"), head
     assert head.startswith("NOTE")
