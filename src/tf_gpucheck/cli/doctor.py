@@ -118,7 +118,8 @@ def doctor(
     from tf_gpucheck.render import doctor as render
     from tf_gpucheck.render.format import target_header, target_line
 
-    # Bad input is reported before any probing.
+    # Bad input is reported before any probing (only the installer's offline policy ask, which
+    # changes nothing, is already under way).
     select_checks(checks)
     requirements = requirements_from(ctx)
     if matrix_file is not None:
