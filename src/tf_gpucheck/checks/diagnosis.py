@@ -98,9 +98,10 @@ _LAYERS: tuple[tuple[str, ...], ...] = (
     ("keras_mismatch", "keras_backend_missing", "keras_backend_cpu_only"),
 )
 DEPTH: dict[str, int] = {code: depth for depth, layer in enumerate(_LAYERS) for code in layer}
-KERAS_CAUSES = frozenset(_LAYERS[-1])
 
 """Cause code -> layer, bottom up. Codes not listed (symptoms, requirements) rank last."""
+KERAS_CAUSES = frozenset(_LAYERS[-1])
+"""The top layer: Keras itself, whatever the platform or GPU."""
 assert len(_LAYERS) < DEPTH_LAST
 
 

@@ -201,23 +201,14 @@ def check_requirements(snapshot: Snapshot, matrix: Matrix, req: Requirements) ->
         else:
             out.append(ok("require_free_memory", f"every visible GPU has {gib:.1f} GiB free"))
     expected = (
-        ("expect_tf", "tf_version_unexpected", req.expect_tf, "TensorFlow", "(none)"),
-        (
-            "expect_cuda",
-            "cuda_version_unexpected",
-            req.expect_cuda,
-            "TensorFlow's CUDA",
-            "(unknown)",
-        ),
-    )
-    for check, cause, pattern, what, unknown in expected:
+        ("expect_tf", "tf_version_unexpected", req.expect_tf, "TensorFlow", "(none)",
+         facts.tf_version(snapshot)),
+        ("expect_cuda", "cuda_version_unexpected", req.expect_cuda, "TensorFlow's CUDA",
+         "(unknown)", facts.build_cuda(snapshot, matrix)),
+    )  # fmt: skip
+    for check, cause, pattern, what, unknown, have in expected:
         if pattern is None:
             continue
-        have = (
-            facts.tf_version(snapshot)
-            if check == "expect_tf"
-            else facts.build_cuda(snapshot, matrix)
-        )
         if have and pattern.contains(have, prereleases=True):
             out.append(ok(check, f"{what} {have} matches {pattern}"))
         else:

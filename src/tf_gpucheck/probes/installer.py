@@ -28,7 +28,6 @@ import shutil
 import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 from tf_gpucheck._process import run_child
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
@@ -41,9 +40,6 @@ from tf_gpucheck.snapshot import (
     PolicyAnswer,
     UnmetRequirement,
 )
-
-if TYPE_CHECKING:
-    pass
 
 PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
 """A name no index has: the installer's answer to it is its policy, never an install."""
@@ -136,7 +132,9 @@ def probe_installer(
     def policy_of(options: tuple[str, ...], environ: Mapping[str, str]) -> PolicyAnswer:
         argv = _policy_argv(tool, python, uv, version, options)
         early = head_start.answer(argv, environ, cwd) if head_start is not None else None
-        return early or _ask_policy(argv, options, environ, cwd, timeout_s)
+        if early is not None:
+            return early
+        return _ask_policy(argv, options, environ, cwd, timeout_s)
 
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="gpucheck-installer") as pool:
         answers = [pool.submit(policy_of, options, environ) for options in asks]
