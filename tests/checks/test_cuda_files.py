@@ -75,7 +75,8 @@ def test_a_snapshot_that_never_read_the_records_is_not_judged() -> None:
 
 
 def _pip(python: Path, *args: str) -> None:
-    subprocess.run([str(python), "-m", "pip", "-q", *args], check=True)
+    # no cache: the two cuDNN wheels (gigabytes) are not kept a second time in pip's cache
+    subprocess.run([str(python), "-m", "pip", "-q", "--no-cache-dir", *args], check=True)
 
 
 @pytest.mark.slow
