@@ -496,3 +496,54 @@ def test_a_quoted_title_does_not_stand_for_pips_own_line() -> None:
     assert first is not None
     assert first.cause == "python_unsupported"
     assert "tensorflow==2.3.0" in first.summary
+
+
+# https://github.com/tensorflow/tensorflow/issues/808 (its title and first post, trimmed):
+# CUDA_ERROR_NO_DEVICE inside a container started without the GPU
+NO_DEVICE_IN_A_CONTAINER = """CUDA_ERROR_NO_DEVICE inside docker with GTX Titan X
+
+Running `b.gcr.io/tensorflow/tensorflow:latest-gpu` having CUDA 7.0 installed on the host when I try to create the session it returns `CUDA_ERROR_NO_DEVICE` and `was unable to find libcuda.so DSO loaded into this program`
+
+root@5b1e79697b49:~# python
+Python 2.7.6 (default, Jun 22 2015, 17:58:13)
+>>> import tensorflow as tf
+I tensorflow/stream_executor/dso_loader.cc:101] successfully opened CUDA library libcuda.so locally
+"""
+
+
+def test_no_device_inside_a_container_not_given_one_is_the_container() -> None:
+    result = explain(NO_DEVICE_IN_A_CONTAINER, load_matrix(), similar=False)
+    assert result.stated.place == "docker"
+    assert result.report.first_fix is not None
+    assert result.report.first_fix.cause == "container_no_gpu"
+    # the same words where the text shows the driver answering there (a driver version):
+    # the GPU reached the container, and a variable that hides it is the suspect again
+    shown = explain(
+        NO_DEVICE_IN_A_CONTAINER + "driver version: 418.113\n", load_matrix(), similar=False
+    )
+    assert shown.report.first_fix is not None
+    assert shown.report.first_fix.cause == "gpu_hidden_by_env"
+    # and outside any container, nothing but the variable is named
+    bare = explain(
+        NO_DEVICE_IN_A_CONTAINER.replace(" inside docker", ""), load_matrix(), similar=False
+    )
+    assert bare.stated.place is None
+    assert bare.report.first_fix is not None
+    assert bare.report.first_fix.cause == "gpu_hidden_by_env"
+
+
+def test_a_missing_visual_cpp_runtime_in_tensorflow_1s_words_is_not_cuda() -> None:
+    # tensorflow/python/platform/self_check.py (1.x) names msvcp140.dll in the words it uses for
+    # CUDA's DLLs: https://github.com/tensorflow/tensorflow/issues/18116
+    text = (
+        "ImportError: Could not find 'msvcp140.dll'. TensorFlow requires that this DLL be "
+        "installed in a directory that is named in your %PATH% environment variable. You may "
+        "install this DLL by downloading Visual C++ 2015 Redistributable Update 3 from this URL: "
+        "https://www.microsoft.com/en-us/download/details.aspx?id=53587\n"
+    )
+    first = explain(text, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert first.cause == "msvc_runtime_missing"
+    cuda = explain(text.replace("msvcp140.dll", "cudart64_100.dll"), load_matrix(), similar=False)
+    assert cuda.report.first_fix is not None
+    assert cuda.report.first_fix.cause == "cuda_libs_missing"

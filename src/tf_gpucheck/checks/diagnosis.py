@@ -254,6 +254,9 @@ class Known:
     env_observed: bool = True
     """The variables were read from the machine (doctor): an unset CUDA_VISIBLE_DEVICES is
     observed to be unset. A text (explain) that does not show it says nothing about it."""
+    driver_shown: bool = False
+    """The text shows the driver answering where it ran (a driver version, a line only a machine
+    with an NVIDIA GPU prints): the GPU reached that place, whatever else hides it."""
 
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot) -> Known:
@@ -291,7 +294,8 @@ def refine(code: str, known: Known, source: str = "") -> str:
     user's own program saw no GPU while gpucheck's probe did (the program or its launcher hides
     them); on a machine whose variables were read and show it unset, the driver sees no GPU at
     all. A text that does not show the variables leaves the variable as the first suspect (the
-    driver answered, yet listed no device to this process). "No driver, no GPU" inside a notebook
+    driver answered, yet listed no device to this process), unless it runs in a place that hides
+    GPUs itself and is not shown given one. "No driver, no GPU" inside a notebook
     runtime, a container, a pod or a SLURM job means that place was started without a GPU, and
     in WSL2 (and cuInit failing there) that the Windows driver does not reach Linux. "No
     TensorFlow" in a notebook means the kernel is another Python than the one pip installed
@@ -303,6 +307,15 @@ def refine(code: str, known: Known, source: str = "") -> str:
         return "gpu_hidden_by_env"
     if code == "gpu_hidden_by_env" and not hidden and known.env_observed:
         code = "no_nvidia_gpu"
+    if (
+        code == "gpu_hidden_by_env"
+        and not hidden
+        and not known.driver_shown
+        and known.place in PLACE_CAUSES
+    ):
+        # no device to this process inside a place that was not shown given a GPU: that place
+        # hides it before any variable could (a container without --gpus, a job without --gres)
+        return PLACE_CAUSES[known.place]
     if code in ("container_no_gpu", "no_nvidia_driver", "no_nvidia_gpu") and known.os == "Darwin":
         # Docker Desktop and every VM on macOS run without an NVIDIA GPU: no flag gives one
         return "macos_no_cuda"

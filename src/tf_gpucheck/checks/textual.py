@@ -46,6 +46,9 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     every finding those support."""
     classified = tuple(logscan.classify(list(lines)))
     stated = textfacts.extract(list(lines))
+    gpu_printed = any(
+        line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
+    )
     known = diagnosis.Known(
         tf_version=stated.tf_version,
         python_version=stated.python_version,
@@ -54,10 +57,9 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         cuda_visible_devices=stated.cuda_visible_devices,
         place=None if _given_a_gpu(stated) else stated.place,
         env_observed=False,
+        driver_shown=bool(stated.driver_version) or gpu_printed,
     )
-    gpu_expected = bool(stated.gpus or stated.driver_version) or any(
-        line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
-    )
+    gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
     findings = (
