@@ -16,7 +16,15 @@ _FAILED = re.compile(
     r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b|\bfail(?:s|ed|ing|ure)?\b"
     r"|\bcannot\b|\bcan't\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
     r"|\bcrash|\bhangs?\b|\bslow\b|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bno gpu\b"
-    r"|报错|错误|失败|无法|不能|エラー|失敗|できない|오류|에러|안 ?됨|실패",
+    # memory, a stop, and the GPU left out, told in words
+    r"|(?<![a-z])oom(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bkilled\b"
+    r"|\bsegmentation fault\b|\bcore dumped\b|\bnot (?:able|available|in use)\b|\bunavailable\b"
+    r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
+    r"|\bbreaks?\b|\bdisables?\b"
+    r"|报错|错误|失败|无法|不能|只能|卡住|内存不足|显存不足|溢出|找不到|使用cpu|用cpu"
+    r"|エラー|失敗|できない|認識(?:されない|しない)|使えない|動かない"
+    r"|오류|에러|안 ?됨|실패|인식(?:이)? ?안|안 ?돼"
+    r"|не работает|не видит|ошибк",
     re.IGNORECASE,
 )
 """Words of a report that something went wrong (in the languages of the corpus): such a text is
