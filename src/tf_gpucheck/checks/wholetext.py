@@ -30,6 +30,16 @@ _FAILED = re.compile(
 """Words of a report that something went wrong (in the languages of the corpus): such a text is
 never answered "nothing to fix" for want of a recognised message."""
 
+_SYMPTOM = re.compile(
+    r"(?<![a-z])oom(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
+    r"|\bslow\b|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
+    r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
+    r"|只能|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)|인식(?:이)? ?안|не видит",
+    re.IGNORECASE,
+)
+"""Of those, the words that tell a symptom no harmless message explains (memory ran out, it
+stopped, it ran on the CPU): they count even where every recognised line is harmless."""
+
 
 def _looks_fine(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
     """A short text of versions and no message at all: nothing in it to read a failure from."""
@@ -105,7 +115,9 @@ def whole_reading_findings(
         any(f.status is Status.OK for f in findings) or _looks_fine(stated, classified)
     ):
         return []  # what it states was judged and fits, and nothing says otherwise
-    if only_noise:
+    if only_noise and not any(
+        _SYMPTOM.search(line.text) for line in classified[:5000] if line.rule is None
+    ):
         return []  # the rules know every message here as harmless: words do not override them
     try:
         title = causedocs.doc(code).title
