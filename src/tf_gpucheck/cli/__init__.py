@@ -24,6 +24,9 @@ def run() -> None:
         sys.stdout.write(_help.top_help())
         sys.stdout.flush()
         sys.exit(0)
+    from tf_gpucheck import policyask
+
+    policyask.start_early(sys.argv[1:])  # doctor's longest wait, begun before the parsing
     from tf_gpucheck.cli._commands import main
 
     sys.exit(main())

@@ -41,7 +41,7 @@ from tf_gpucheck.target import Target, choose_target, own_target
 
 if TYPE_CHECKING:
     from tf_gpucheck.installer.prover import Prover
-    from tf_gpucheck.probes.installer import PolicyHeadStart
+    from tf_gpucheck.policyask import PolicyHeadStart
 
 __all__ = ["LiveProbes", "Probes", "Target", "choose_target", "collect_snapshot"]
 
@@ -88,10 +88,12 @@ class LiveProbes:
     def begin(self) -> None:
         """Start what needs only the target's Python before anything else is probed: its
         installer's policy ask (the longest wait when TensorFlow is not imported). Once."""
-        from tf_gpucheck.probes.installer import PolicyHeadStart
+        from tf_gpucheck import policyask
 
         if self._head_start is None:
-            self._head_start = PolicyHeadStart(self.python, self.environ, self.cwd)
+            self._head_start = policyask.early(
+                self.python, self.environ, self.cwd
+            ) or policyask.PolicyHeadStart(self.python, self.environ, self.cwd)
 
     @property
     def python(self) -> str:

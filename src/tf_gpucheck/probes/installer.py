@@ -25,11 +25,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from tf_gpucheck._process import run_child
+from tf_gpucheck.policyask import PROBE_REQUIREMENT, PolicyHeadStart
+from tf_gpucheck.policyask import ask_policy as _ask_policy
+from tf_gpucheck.policyask import folder as _folder
+from tf_gpucheck.policyask import policy_argv as _policy_argv
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
 from tf_gpucheck.probes.packages import holding
 from tf_gpucheck.snapshot import (
@@ -40,56 +43,6 @@ from tf_gpucheck.snapshot import (
     PolicyAnswer,
     UnmetRequirement,
 )
-
-PROBE_REQUIREMENT = "gpucheck-installer-probe-does-not-exist==0"
-"""A name no index has: the installer's answer to it is its policy, never an install."""
-
-_NOT_FOUND = (
-    "No matching distribution found for gpucheck-installer-probe",
-    "Could not find a version that satisfies the requirement gpucheck-installer-probe",
-    "gpucheck-installer-probe-does-not-exist was not found",
-    "Because gpucheck-installer-probe-does-not-exist",
-)
-"""What pip and uv say once they have passed every policy and looked for the name."""
-
-_DRY_RUN_PIP = (22, 2)
-"""``pip install --dry-run`` (pip 22.2 release notes)."""
-
-
-class PolicyHeadStart:
-    """pip's policy, asked before the interpreter is read. The installer's start-up (a third of
-    a second, more on a busy machine) is the longest wait of a doctor without TensorFlow, and
-    this ask needs only the target's Python and the user's variables and folder. Its answer is
-    taken where the ask the probe then makes is the same command in the same setting (pip, new
-    enough for ``--dry-run``, no location setting lifted); any other ask runs as it always did."""
-
-    def __init__(
-        self, python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
-    ) -> None:
-        self.argv = _policy_argv("pip", python, None, None, ())
-        self.environ = dict(environ)
-        self.cwd = cwd
-        self._answer: PolicyAnswer | None = None
-        self._done = threading.Event()
-        threading.Thread(
-            target=self._ask, args=(timeout_s,), name="gpucheck-policy", daemon=True
-        ).start()
-
-    def _ask(self, timeout_s: float) -> None:
-        try:
-            self._answer = _ask_policy(self.argv, (), self.environ, self.cwd, timeout_s)
-        finally:
-            self._done.set()
-
-    def answer(
-        self, argv: tuple[str, ...], environ: Mapping[str, str], cwd: str | None
-    ) -> PolicyAnswer | None:
-        """The answer to ``argv`` run in ``environ`` and ``cwd``, when that is the ask that was
-        started (waiting for it); else ``None``."""
-        if argv != self.argv or dict(environ) != self.environ or cwd != self.cwd:
-            return None
-        self._done.wait()
-        return self._answer
 
 
 def probe_installer(
@@ -453,23 +406,6 @@ def _uv_version(uv: str, environ: Mapping[str, str]) -> str | None:
     return match.group(1) if match else None
 
 
-def _older(version: str | None, wanted: tuple[int, int]) -> bool:
-    numbers = [int(n) for n in re.findall(r"\d+", version or "")[:2]]
-    return bool(numbers) and tuple(numbers) < wanted
-
-
-def _policy_argv(
-    tool: str, python: str, uv: str | None, version: str | None, options: tuple[str, ...]
-) -> tuple[str, ...]:
-    if tool == "uv":
-        argv = [uv or "uv", "pip", "install", "--python", python, "--dry-run", "--offline"]
-    else:
-        argv = [python, "-m", "pip", "install", "--no-index", "--no-deps", "--no-input"]
-        if not _older(version, _DRY_RUN_PIP):
-            argv.append("--dry-run")  # an old pip has none: the name exists nowhere anyway
-    return (*argv, *options, PROBE_REQUIREMENT)
-
-
 def _policy(
     tool: str,
     python: str,
@@ -482,42 +418,6 @@ def _policy(
 ) -> PolicyAnswer:
     argv = _policy_argv(tool, python, uv, version, options)
     return _ask_policy(argv, options, environ, cwd, timeout_s)
-
-
-def _ask_policy(
-    argv: tuple[str, ...],
-    options: tuple[str, ...],
-    environ: Mapping[str, str],
-    cwd: str | None,
-    timeout_s: float,
-) -> PolicyAnswer:
-    try:
-        result = run_child(
-            list(argv), timeout_s=timeout_s, env=dict(environ), cwd=_folder(cwd), background=True
-        )
-    except OSError as exc:
-        return PolicyAnswer(options, None, f"not asked: {exc.strerror}")
-    text = f"{result.stderr}\n{result.stdout}"
-    if result.timed_out:
-        return PolicyAnswer(options, None, f"not asked: no answer in {timeout_s:.0f} s")
-    if any(marker in text for marker in _NOT_FOUND):
-        return PolicyAnswer(options, True, None)
-    if "Traceback (most recent call last):" in text:
-        # it crashed (an old pip on a newer Python: "AttributeError: module 'collections' has no
-        # attribute 'Mapping'"): broken, not refusing
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return PolicyAnswer(options, None, (lines or ["it crashed"])[-1][:300], crashed=True)
-    return PolicyAnswer(options, False, refusal_line(text))
-
-
-def refusal_line(text: str) -> str:
-    """The installer's own words for a refusal: its first ``error:`` line (pip prints the PEP 668
-    reason as ``error: externally-managed-environment``), else its last line."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in lines:
-        if line.lower().startswith("error:"):
-            return line[:300]
-    return (lines[-1] if lines else "the installer refused without a message")[:300]
 
 
 CHECK_BY = "pip check's rules over the installed metadata"
@@ -701,7 +601,3 @@ def read_check_line(line: str, known: Mapping[str, RawDistribution]) -> UnmetReq
         of_installed_at=of_dist.installed_at if of_dist else None,
         name_installed_at=dist.installed_at if dist else None,
     )
-
-
-def _folder(cwd: str | None) -> str | None:
-    return cwd if cwd and os.path.isdir(cwd) else None
