@@ -88,6 +88,23 @@ def test_pythonpath_taken_away_with_what_only_it_lent_installs_the_environment_s
         "this environment has only tensorflow-cpu (no GPU support) of its own: install it here"
     )
 
+    # this environment's own is a TensorFlow of the same name, which the folder only hides (a
+    # generated environment: TensorFlow 2.16.1 here, 2.21.0 on PYTHONPATH): taking the folder
+    # out is the whole fix, and nothing says it has none
+    own = venv_with_pip(tmp_path / "own")
+    install_fake(site_packages(own), "tensorflow", "2.16.1")
+    first = doctor(own, "--proof-budget", "0", cwd=tmp_path, **lent)["first_fix"]
+    assert first["cause"] == "pythonpath_foreign"
+    assert first["fix"].startswith("unset PYTHONPATH"), first["fix"]
+    assert "pip install" not in first["fix"]
+    assert "of its own" not in first["fix"]
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    left = subprocess.run(  # what `unset PYTHONPATH` leaves: this environment's own
+        [str(own), "-c", "import tensorflow; print(tensorflow.__file__)"],
+        capture_output=True, text=True, check=True, env=clean,
+    ).stdout  # fmt: skip
+    assert str(site_packages(own)) in left
+
 
 @pytest.mark.slow
 def test_every_file_of_the_users_own_that_hides_a_package_is_renamed_by_one_fix(

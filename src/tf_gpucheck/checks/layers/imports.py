@@ -108,7 +108,8 @@ def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> Fix
 def _own_installs_after(fix: Fix, entry: str | None, snapshot: Snapshot, matrix: Matrix) -> Fix:
     """Taking a folder out of PYTHONPATH takes away what only it lent: where TensorFlow comes
     through it, the environment's own must then be one this machine runs (none of its own, or a
-    CPU-only build such as tensorflow-cpu: the release this machine runs replaces it); where
+    CPU-only build such as tensorflow-cpu: the release this machine runs replaces it; a
+    TensorFlow of its own that the folder only hides is left to be judged once it is out); where
     Keras or NumPy come only through it, the environment's own are installed. Else the user's
     import fails, or gets a CPU-only build, once it is out."""
     from tf_gpucheck.installer.recommend import recommend
@@ -128,9 +129,12 @@ def _own_installs_after(fix: Fix, entry: str | None, snapshot: Snapshot, matrix:
     ]
     install: Fix | None = None
     why = ""
-    if any(m.name == "tensorflow" for m in lent):
+    lent_tf = next((m for m in lent if m.name == "tensorflow"), None)
+    if lent_tf is not None:
         cpu = [n for n in own if n in commands.CPU_ONLY_DISTRIBUTIONS]
-        if not own:
+        # a TensorFlow of its own under the same name is hidden from the installed list (the
+        # first of a name wins, as at import), yet there: the import without PYTHONPATH finds it
+        if not own and lent_tf.clean_origin is None:
             install, why = recommend(snapshot, matrix).plan, "no tensorflow of its own"
         elif cpu and len(own) == len(cpu):
             install = replacement.replace_distributions(Known.from_snapshot(snapshot), matrix, cpu)
