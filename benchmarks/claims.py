@@ -1819,6 +1819,15 @@ def check_fix(
                     )
                 options = _pip_options(part, own, cwd) if part.kind == "pip" else None
                 code, text = _run(dry, _dry_wheels(part, own, options, built, target), cwd)
+                if code != 0 and "no such option: --dry-run" in text:
+                    # pip before 22.2: the download the wheelhouse lacks cannot be asked about
+                    # without making it
+                    return FixResult(
+                        "not_checkable",
+                        fix,
+                        cause,
+                        "needs a download the wheelhouse lacks, and this pip has no --dry-run",
+                    )
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
