@@ -5,7 +5,8 @@
 Reads the labelled real reports (by default the knowledge base shipped with the package,
 src/tf_gpucheck/knowledge/reports/*.yaml: each entry is a public thread with the text people
 pasted and the cause the thread settled on) and explains each text as `gpucheck explain` would.
-Prints, per cause and overall, how often the first cause is the labelled one; for the
+Prints, per cause and overall, how often the first cause is the labelled one, how many confirmed
+failures were answered "ok" (nothing to fix); for the
 harmless-noise reports, how often the verdict stayed ok (no false alarm). `--verbose` lists
 every miss with its URL. `--title` reads each report's title with its text (as `explain --title`
 does). `--doctor` asks doctor instead: a snapshot of only what the text states, with the text as
@@ -84,7 +85,7 @@ def main() -> int:
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
     misses: dict[str, list[str]] = defaultdict(list)
-    noise_total = noise_alarms = 0
+    noise_total = noise_alarms = silent = 0
     start = time.perf_counter()
     for report in reports:
         title = report.get("title") if args.title else None
@@ -97,6 +98,7 @@ def main() -> int:
             continue
         label = report["cause"]
         total[label] += 1
+        silent += verdict == "ok"
         if got == label:
             right[label] += 1
         else:
@@ -110,6 +112,7 @@ def main() -> int:
         f"\n{'all confirmed reports':34} {sum(right.values()):>5} / {confirmed:<4} "
         f"{sum(right.values()) / max(confirmed, 1):.0%}"
     )
+    print(f"{'confirmed failures answered ok':34} {silent:>5} / {confirmed:<4}")
     print(f"{'harmless noise, false alarms':34} {noise_alarms:>5} / {noise_total:<4}")
     print(f"{len(reports)} reports explained in {elapsed:.2f} s")
     if args.verbose:
