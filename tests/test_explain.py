@@ -547,3 +547,25 @@ def test_a_missing_visual_cpp_runtime_in_tensorflow_1s_words_is_not_cuda() -> No
     cuda = explain(text.replace("msvcp140.dll", "cudart64_100.dll"), load_matrix(), similar=False)
     assert cuda.report.first_fix is not None
     assert cuda.report.first_fix.cause == "cuda_libs_missing"
+
+
+def test_a_gpu_the_text_says_was_wanted_makes_the_no_gpu_lines_evidence() -> None:
+    # https://github.com/manishsoni1908/Mobilenet-ssd-keras/issues/10: its title and text say the
+    # program does not see the GPU; the one line is normal on a machine without a GPU
+    title = "code does not see gpu"
+    text = (
+        "If I run python and import tensorflow, it sees my gpu fine. But when I run training or "
+        "inferencing with this code, it does not:\n"
+        "2020-01-19 11:16:48.866550: E tensorflow/stream_executor/cuda/cuda_driver.cc:318] failed "
+        "call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    wanted = explain(text, load_matrix(), similar=False, title=title)
+    assert wanted.report.verdict.value == "fail"
+    assert wanted.report.first_fix is not None
+    assert wanted.report.first_fix.cause == "gpu_hidden_by_env"
+    # the same line from someone who says they have no GPU stays what it is there: normal
+    line = text.splitlines()[1]
+    none = explain(
+        f"I do not have a GPU and TF is showing me:\n{line}\n", load_matrix(), similar=False
+    )
+    assert none.report.verdict.value == "ok"

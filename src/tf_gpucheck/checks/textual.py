@@ -37,7 +37,8 @@ class Read:
     stated: textfacts.StatedFacts
     known: diagnosis.Known
     gpu_expected: bool
-    """The text shows a GPU (a GPU named, a driver version, TensorFlow finding a device)."""
+    """The text shows a GPU (a GPU named, a driver version, TensorFlow finding a device), or says
+    one was wanted and not had."""
     findings: tuple[Finding, ...]
 
 
@@ -60,6 +61,10 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         driver_shown=bool(stated.driver_version) or gpu_printed,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
+    # the words say a GPU was wanted and not had: lines normal without a GPU are evidence
+    gpu_wanted = gpu_expected or any(
+        _GPU_MISSED.search(line.text) for line in classified[:5000] if line.rule is None
+    )
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
     findings = (
@@ -68,10 +73,23 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
         *stated_checks(stated, matrix),
-        *_log_findings(evidence, known, matrix, gpu_expected=gpu_expected),
+        *_log_findings(evidence, known, matrix, gpu_expected=gpu_wanted),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
     )
-    return Read(classified, stated, known, gpu_expected, findings)
+    return Read(classified, stated, known, gpu_wanted, findings)
+
+
+_GPU_MISSED = re.compile(
+    r"(?i)\b(?:gpu|cuda)\b[^.\n]{0,40}?\b(?:not|never|isn't|is not|doesn't|does not|can't|"
+    r"cannot|unable|fails?|failed)\b"
+    r"|\b(?:not|never|isn't|doesn't|does not|can't|cannot|unable to|fails? to|failed to|instead of)"
+    r"\b(?! have)[^.\n]{0,30}?\b(?:using |use |see |find |detect |recogni[sz]e |on )?(?:the |my )?gpus?\b"
+    r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b"
+    r"|gpu[^\n]{0,12}?(?:不|没|無|无法|未|認識されな|使えな|안 ?|못)"
+)
+"""Prose that says the GPU was wanted and not had ("TensorFlow does not use my GPU", "GPU not
+detected", "runs only on the CPU", "GPU不能用"): lines normal on a machine without a GPU are
+then evidence, as where the text names a GPU."""
 
 
 def kind_words(kind: str, gpu_expected: bool) -> str:
