@@ -108,3 +108,26 @@ def test_no_remedy_is_a_fixed_text() -> None:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 fixed.append(node.name)
     assert fixed == []
+
+
+def test_the_native_windows_fix_names_the_python_the_last_gpu_release_needs() -> None:
+    """TensorFlow 2.10, the last native-Windows GPU release, has wheels for Python 3.7-3.10
+    (compat_matrix.yaml): for a Python 3.11, ``pip install "tensorflow<2.11"`` finds nothing, and
+    the fix says which Python to make its environment with; for a 3.10 it is causes.yaml's."""
+    from tf_gpucheck.checks import causedocs, remedies
+    from tf_gpucheck.checks.diagnosis import Known
+    from tf_gpucheck.matrix import load_matrix
+
+    matrix = load_matrix()
+    code = "windows_native_unsupported"
+    words = causedocs.fix_where(code, ("windows",))
+    fits = remedies.fix_for(Known(os="Windows", python_version="3.10.11"), matrix)(code, ())
+    assert fits == words
+    newer = remedies.fix_for(Known(os="Windows", python_version="3.11.9"), matrix)(code, ())
+    assert newer is not None
+    assert words is not None
+    assert newer.startswith(words)
+    assert "Python 3.7-3.10 only, not 3.11" in newer
+    assert "py -3.10 -m venv" in newer
+    unknown = remedies.fix_for(Known(os="Windows"), matrix)(code, ())
+    assert unknown == words

@@ -531,7 +531,6 @@ DOCUMENTED = (
     "config_after_init",
     "memory_config_conflict",
     "cpu_unsupported",
-    "windows_native_unsupported",
     "msvc_runtime_missing",
     "cuda_init_failed",
     "cudnn_init_failed",
@@ -569,6 +568,28 @@ def _platforms(known: Known) -> tuple[str, ...]:
     place = {"docker": "container", "podman": "container"}.get(known.place or "", known.place)
     by_os = {"Windows": "windows", "Darwin": "macos"}.get(known.os or "", "linux")
     return tuple(p for p in (place, "wsl2" if known.is_wsl else None, by_os) if p)
+
+
+@remedy("windows_native_unsupported")
+def _windows_native(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
+    """causes.yaml's words, and where the Python is known and the last native-Windows GPU
+    release has no wheel for it, which Python that release needs (its ``tensorflow<2.11`` finds
+    nothing for a newer one)."""
+    code = "windows_native_unsupported"
+    words = causedocs.fix_where(code, _platforms(known))
+    last = matrix.release("2.10")
+    python = known.python_version
+    if words is None or last is None or not python or known.is_wsl:
+        return words
+    if last.supports_python(python):
+        return words
+    newest = last.python.split(",")[-1].strip().partition("-")
+    wanted = newest[2] or newest[0]
+    return (
+        f"{words}; TensorFlow {last.version}, the last release with native-Windows GPU support, "
+        f"has wheels for Python {last.python} only, not {_series(python) or python}: make its "
+        f"environment with Python {wanted} (py -{wanted} -m venv .venv)"
+    )
 
 
 @remedy("container_no_gpu")
