@@ -73,6 +73,41 @@ def test_a_target_variable_does_not_hide_an_externally_managed_python(tmp_path: 
 
 
 @pytest.mark.slow
+def test_a_fresh_environment_for_a_user_site_setting_installs_with_no_user(tmp_path: Path) -> None:
+    """``PIP_USER=1`` in the shell of a Python marked externally managed (a generated
+    environment, seed 31 env 21: the pasted fix failed with "Can not perform a '--user' install.
+    User site-packages are not visible in this virtualenv."): the new environment's install says
+    ``--no-user``, and real pip, in that setting, takes it there where it refuses the bare one."""
+    python = _externally_managed_python()
+    if python is None:
+        pytest.skip("no Python marked externally managed (PEP 668) on this machine")
+    data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
+                  PIP_USER="1")  # fmt: skip
+    fix = first_environment_fix(data)["fix"]
+    assert " -m venv " in fix, fix
+    assert "/bin/python -m pip install --no-user " in fix, fix
+    assert "PIP_USER=1" in fix  # where the setting is, said on the line
+    # the oracle: real pip in a new venv of that Python, with the user's variable
+    env = tmp_path / "fresh"
+    subprocess.run([python, "-m", "venv", str(env)], check=True)
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    tiny_wheel(wheels)
+    user = {**os.environ, "PIP_USER": "1", "HOME": str(tmp_path)}
+    install = [str(env / "bin" / "python"), "-m", "pip", "install", "--no-index",
+               "--find-links", str(wheels)]  # fmt: skip
+    bare = subprocess.run(
+        [*install, "tiny-pkg"], capture_output=True, text=True, env=user, check=False
+    )
+    assert bare.returncode != 0
+    assert "Can not perform a '--user' install" in bare.stderr
+    taken = subprocess.run(
+        [*install, "--no-user", "tiny-pkg"], capture_output=True, text=True, env=user, check=False
+    )
+    assert taken.returncode == 0, taken.stderr
+
+
+@pytest.mark.slow
 def test_a_user_setting_a_venv_refuses_is_lifted_with_no_user(tmp_path: Path) -> None:
     python = venv_with_pip(tmp_path / "venv")
     install_fake(site_packages(python), "tensorflow", "2.21.0",

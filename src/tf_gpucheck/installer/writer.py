@@ -482,6 +482,21 @@ def fresh_environment(fix: Fix | None, snapshot: Snapshot, refusal: str) -> str:
     return _with_location(_with_index(_fresh(fix, snapshot, refusal), snapshot), snapshot).text()
 
 
+def _user_site_on(snapshot: Snapshot) -> str | None:
+    """Where pip's ``user`` setting is on (``PIP_USER=1``, ``user = true`` in a config file), as
+    observed, else ``None``."""
+    from tf_gpucheck.installerfacts import PIP_TRUE
+
+    installer = snapshot.installer
+    found = [s for s in (installer.settings if installer else None) or () if s.key == "user"]
+    setting = next((s for s in found if s.variable), found[0] if found else None)
+    if setting is None or setting.value.strip().lower() not in PIP_TRUE:
+        return None
+    if setting.variable:
+        return f"{setting.source}={setting.value}"
+    return f"user = {setting.value} in {setting.source}"
+
+
 def _fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> _Line:
     from tf_gpucheck.target import shell_quote
 
@@ -493,7 +508,11 @@ def _fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> _Line:
     new = f"{FRESH_ENVIRONMENT}/bin/python"
     make = Part(f"{python} -m venv {FRESH_ENVIRONMENT}", None, "other")
     wanted = " ".join(f'"{r}"' for r in requirements)
-    install = Part(f"{new} -m pip install {wanted}", "install", "fresh", tuple(requirements))
+    # pip refuses a user-site install inside a virtual environment ("Can not perform a '--user'
+    # install. User site-packages are not visible in this virtualenv."): --no-user, for it alone
+    user_on = _user_site_on(snapshot)
+    flag = "--no-user " if user_on else ""
+    install = Part(f"{new} -m pip install {flag}{wanted}", "install", "fresh", tuple(requirements))
     why = f"the installer refuses {target.python_executable}: {refusal}"
     if target.makes_venvs is False:
         said = (
@@ -502,6 +521,8 @@ def _fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> _Line:
         )
     else:
         said = f"{why}; then run your code with {new}"
+    if user_on:
+        said += f"; --no-user: your pip installs into the user site ({user_on}), not there"
     return _Line([make, install], [said])
 
 
