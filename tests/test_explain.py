@@ -563,9 +563,21 @@ def test_a_gpu_the_text_says_was_wanted_makes_the_no_gpu_lines_evidence() -> Non
     assert wanted.report.verdict.value == "fail"
     assert wanted.report.first_fix is not None
     assert wanted.report.first_fix.cause == "gpu_hidden_by_env"
-    # the same line from someone who says they have no GPU stays what it is there: normal
     line = text.splitlines()[1]
-    none = explain(
-        f"I do not have a GPU and TF is showing me:\n{line}\n", load_matrix(), similar=False
-    )
-    assert none.report.verdict.value == "ok"
+    # the same line beside words that say there is no GPU there, that the CPU is wanted, or that
+    # only name a GPU, stays what it is there: normal (tensorflow/tensorflow#57916's "I do not
+    # have a GPU and TF is showing me:"; the others as people write them)
+    for words in (
+        "I do not have a GPU and TF is showing me:",
+        "I don't have a GPU, so these can't matter?",
+        "My laptop has no GPU and cannot run CUDA",
+        "CUDA is not installed. Safe to ignore?",
+        "I set CUDA_VISIBLE_DEVICES=-1 so it runs only on the CPU, as I want",
+        "I'm not using the GPU on purpose",
+        "tensorflow-gpu 설치 안내",
+    ):
+        none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
+        assert none.report.verdict.value == "ok", words
+    for words in ("TensorFlow does not use my GPU", "training runs only on the CPU", "GPU无法使用"):
+        said = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
+        assert said.report.verdict.value == "fail", words

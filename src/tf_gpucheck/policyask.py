@@ -169,5 +169,6 @@ def early(python: str, environ: Mapping[str, str], cwd: str | None) -> PolicyHea
     """The ask :func:`start_early` started, where it was for this Python, variables and folder."""
     for started in _EARLY:
         if started.python == python and started.environ == dict(environ) and started.cwd == cwd:
+            _EARLY.remove(started)  # taken once: a later probe asks anew
             return started
     return None

@@ -104,6 +104,12 @@ def test_pythonpath_taken_away_with_what_only_it_lent_installs_the_environment_s
         capture_output=True, text=True, check=True, env=clean,
     ).stdout  # fmt: skip
     assert str(site_packages(own)) in left
+    # a bare tensorflow folder a partial uninstall left (no __init__.py: a namespace package,
+    # no TensorFlow) is none of its own: the install stays
+    bare = venv_with_pip(tmp_path / "bare")
+    (site_packages(bare) / "tensorflow" / "python").mkdir(parents=True)
+    first = doctor(bare, "--proof-budget", "0", cwd=tmp_path, **lent)["first_fix"]
+    assert first["fix"].endswith("this environment has no tensorflow of its own: install it here")
 
 
 @pytest.mark.slow

@@ -61,10 +61,9 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         driver_shown=bool(stated.driver_version) or gpu_printed,
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
-    # the words say a GPU was wanted and not had: lines normal without a GPU are evidence
-    gpu_wanted = gpu_expected or any(
-        _GPU_MISSED.search(line.text) for line in classified[:5000] if line.rule is None
-    )
+    # a GPU was asked for (docker run --gpus, --gres=gpu) or the words say one was wanted and
+    # not had: lines normal without a GPU are evidence
+    gpu_wanted = gpu_expected or bool(stated.gpu_requested) or _says_gpu_missed(stated, classified)
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
     findings = (
@@ -80,16 +79,51 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
 
 
 _GPU_MISSED = re.compile(
-    r"(?i)\b(?:gpu|cuda)\b[^.\n]{0,40}?\b(?:not|never|isn't|is not|doesn't|does not|can't|"
-    r"cannot|unable|fails?|failed)\b"
-    r"|\b(?:not|never|isn't|doesn't|does not|can't|cannot|unable to|fails? to|failed to|instead of)"
-    r"\b(?! have)[^.\n]{0,30}?\b(?:using |use |see |find |detect |recogni[sz]e |on )?(?:the |my )?gpus?\b"
-    r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b"
-    r"|gpu[^\n]{0,12}?(?:不|没|無|无法|未|認識されな|使えな|안 ?|못)"
+    r"(?i)\b(?:not|never|isn't|doesn't|does not|don't|do not|can't|cannot|couldn't|could not|"
+    r"won't|unable to|fails? to|failed to)\s+(?:be\s+)?(?:use[sd]?|using|see[sn]?|seeing|find|"
+    r"found|detect(?:ed|s)?|recogni[sz]e[sd]?|utili[sz]e[sd]?|run(?:ning)? on|access)\s+"
+    r"(?:the |my |any |a |an )?(?:nvidia )?gpus?\b"
+    r"|\bgpus?\s+(?:is |was |are |were )?(?:still )?(?:not|never)\s+(?:being\s+)?(?:used|"
+    r"detected|found|recogni[sz]ed|available|utili[sz]ed|working|in use|visible|seen)\b"
+    r"|\b(?:runs?|running|trains?|training|uses?|using)\s+only\s+(?:on\s+)?(?:the\s+)?cpu\b"
+    r"|\bonly\s+(?:runs?\s+on|uses?)\s+(?:the\s+)?cpu\b|\bonly\s+(?:the\s+)?cpu\s+(?:works|is used)\b"
+    r"|\b(?:problems?|trouble|issues?)\s+(?:running|using|training)\b[^.\n]{0,30}?\bon\s+(?:the |my )?gpu\b"
+    r"|\bgpu\s*(?:不能|无法|沒有被?|没有被?|未被?|認識されな|使えな|인식(?:이)? ?안|안 ?(?:돼|됨|보))"
 )
 """Prose that says the GPU was wanted and not had ("TensorFlow does not use my GPU", "GPU not
-detected", "runs only on the CPU", "GPU不能用"): lines normal on a machine without a GPU are
-then evidence, as where the text names a GPU."""
+detected", "training runs only on the CPU", "GPU无法使用"): lines normal on a machine without a
+GPU are then evidence, as where the text names a GPU."""
+
+_NO_GPU_HERE = re.compile(
+    r"(?i)\b(?:don't|do not|doesn't|does not|didn't|did not)\s+have\s+(?:a |an |any )?"
+    r"(?:nvidia |dedicated )?gpu|\bhas no (?:nvidia |dedicated )?gpu\b|\bwithout (?:a |any )?gpu\b"
+    r"|\bcpu[- ]only\b|\bon purpose\b|\bas (?:i|we) want"
+)
+"""Prose that says there is no GPU there, or that the CPU is wanted: no GPU was missed."""
+
+PROSE_LINES = 5000
+PROSE_CHARS = 1000
+"""How much of a text its prose is read in, for these words: the lines people write come first,
+and a line past a thousand characters is a log dumped on one line."""
+
+
+def prose(classified: Sequence[logscan.LogLine]) -> list[str]:
+    """The unrecognised lines of a text, lower-cased, each cut at :data:`PROSE_CHARS`."""
+    return [
+        line.text[:PROSE_CHARS].lower() for line in classified[:PROSE_LINES] if line.rule is None
+    ]
+
+
+def _says_gpu_missed(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
+    if stated.cuda_visible_devices is not None and stated.cuda_visible_devices.strip() in (
+        "",
+        "-1",
+    ):
+        return False  # the GPU hidden on purpose
+    lines = [t for t in prose(classified) if "gpu" in t or "cpu" in t]
+    if not lines or any(_NO_GPU_HERE.search(t) for t in lines):
+        return False
+    return any(_GPU_MISSED.search(t) for t in lines)
 
 
 def kind_words(kind: str, gpu_expected: bool) -> str:

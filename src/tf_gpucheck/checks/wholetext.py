@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tf_gpucheck.checks import diagnosis, remedies
+from tf_gpucheck.checks import diagnosis, remedies, textual
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.reading import logscan, textfacts
@@ -17,10 +17,10 @@ _FAILED = re.compile(
     r"|\bcannot\b|\bcan't\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
     r"|\bcrash|\bhangs?\b|\bslow\b|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bno gpu\b"
     # memory, a stop, and the GPU left out, told in words
-    r"|(?<![a-z])oom(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bkilled\b"
+    r"|(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bkilled\b"
     r"|\bsegmentation fault\b|\bcore dumped\b|\bnot (?:able|available|in use)\b|\bunavailable\b"
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
-    r"|\bbreaks?\b|\bdisables?\b"
+    r"|\bbreaks?\b|\bdisables? (?:the )?(?:gpu|tensorflow)"
     r"|报错|错误|失败|无法|不能|只能|卡住|内存不足|显存不足|溢出|找不到|使用cpu|用cpu"
     r"|エラー|失敗|できない|認識(?:されない|しない)|使えない|動かない"
     r"|오류|에러|안 ?됨|실패|인식(?:이)? ?안|안 ?돼"
@@ -31,14 +31,37 @@ _FAILED = re.compile(
 never answered "nothing to fix" for want of a recognised message."""
 
 _SYMPTOM = re.compile(
-    r"(?<![a-z])oom(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
+    r"(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
     r"|\bslow\b|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
-    r"|只能|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)|인식(?:이)? ?안|не видит",
+    r"|只能(?:用|使用|在)?\s*cpu|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)"
+    r"|인식(?:이)? ?안|не видит",
     re.IGNORECASE,
 )
 """Of those, the words that tell a symptom no harmless message explains (memory ran out, it
 stopped, it ran on the CPU): they count even where every recognised line is harmless."""
+
+
+_FAILED_KEYS = (
+    "traceback", "error", "exception", "fail", "cannot", "n't", "unable", "not", "crash",
+    "hang", "slow", "no gpu", "oom", "out of memory", "stuck", "freez", "killed",
+    "segmentation", "core dumped", "unavailable", "cpu", "gpu", "break", "disable",
+    "报错", "错误", "失败", "无法", "不能", "只能", "卡住", "内存不足", "显存不足", "溢出",
+    "找不到", "エラー", "失敗", "できない", "認識", "使えない", "動かない", "오류", "에러", "안",
+    "실패", "인식", "не ", "ошибк",
+)  # fmt: skip
+"""A word of each of :data:`_FAILED`'s forms: a line with none of them is not searched (the
+search tries every form at every character; a long log line makes that slow)."""
+
+_SYMPTOM_KEYS = (
+    "oom", "out of memory", "stuck", "freez", "hang", "slow", "not", "no gpu", "cpu", "卡住",
+    "内存不足", "显存不足", "認識", "인식", "не ",
+)  # fmt: skip
+
+
+def _says(pattern: re.Pattern[str], keys: Sequence[str], lines: Sequence[str]) -> bool:
+    """Whether a line (lower-cased) says it: searched only where one of its ``keys`` is."""
+    return any(pattern.search(t) for t in lines if any(k in t for k in keys))
 
 
 def _looks_fine(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
@@ -104,8 +127,9 @@ def whole_reading_findings(
         rule.kind in ("harmless", "good", "context") for rule in recognised
     )
     # what the words say went wrong, outside the lines the rules know (a harmless message such
-    # as "Unable to register cuDNN factory" says "unable" too)
-    failed = any(_FAILED.search(line.text) for line in classified[:5000] if line.rule is None)
+    # as "Unable to register cuDNN factory" says "unable" too); read where it decides
+    words = textual.prose(classified)
+    failed = _says(_FAILED, _FAILED_KEYS, words)
     causes = [(code, p) for code, p in ranked if code != "noise"]
     top, _p = ranked[0]
     (code, p), (second, p2) = causes[0], causes[1]
@@ -115,9 +139,7 @@ def whole_reading_findings(
         any(f.status is Status.OK for f in findings) or _looks_fine(stated, classified)
     ):
         return []  # what it states was judged and fits, and nothing says otherwise
-    if only_noise and not any(
-        _SYMPTOM.search(line.text) for line in classified[:5000] if line.rule is None
-    ):
+    if only_noise and not _says(_SYMPTOM, _SYMPTOM_KEYS, words):
         return []  # the rules know every message here as harmless: words do not override them
     try:
         title = causedocs.doc(code).title

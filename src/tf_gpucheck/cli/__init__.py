@@ -24,12 +24,16 @@ def run() -> None:
         sys.stdout.write(_help.top_help())
         sys.stdout.flush()
         sys.exit(0)
-    from tf_gpucheck import policyask
+    from tf_gpucheck import _process, policyask
 
-    policyask.start_early(sys.argv[1:])  # doctor's longest wait, begun before the parsing
-    from tf_gpucheck.cli._commands import main
+    try:
+        policyask.start_early(sys.argv[1:])  # doctor's longest wait, begun before the parsing
+        from tf_gpucheck.cli._commands import main
 
-    sys.exit(main())
+        code = main()
+    finally:
+        _process.kill_all_children()  # bad input or Ctrl-C: no installer left running
+    sys.exit(code)
 
 
 def __getattr__(name: str) -> Any:

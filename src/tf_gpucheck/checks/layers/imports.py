@@ -133,8 +133,9 @@ def _own_installs_after(fix: Fix, entry: str | None, snapshot: Snapshot, matrix:
     if lent_tf is not None:
         cpu = [n for n in own if n in commands.CPU_ONLY_DISTRIBUTIONS]
         # a TensorFlow of its own under the same name is hidden from the installed list (the
-        # first of a name wins, as at import), yet there: the import without PYTHONPATH finds it
-        if not own and lent_tf.clean_origin is None:
+        # first of a name wins, as at import), yet there: the import without PYTHONPATH finds
+        # its package (a bare folder a partial uninstall left is none)
+        if not own and not _a_package(lent_tf.clean_origin):
             install, why = recommend(snapshot, matrix).plan, "no tensorflow of its own"
         elif cpu and len(own) == len(cpu):
             install = replacement.replace_distributions(Known.from_snapshot(snapshot), matrix, cpu)
