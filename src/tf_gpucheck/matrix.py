@@ -69,6 +69,11 @@ class TfRelease:
     def supports_python(self, python_version: str) -> bool:
         return python_in_range(python_version, self.python)
 
+    @property
+    def newest_python(self) -> str:
+        """The newest Python the release supports ("3.10" of "3.7-3.10")."""
+        return self.python.split(",")[-1].split("-")[-1].strip()
+
 
 @dataclass(frozen=True)
 class CudaRelease:

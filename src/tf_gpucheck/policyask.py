@@ -98,7 +98,6 @@ class PolicyHeadStart:
     def __init__(
         self, python: str, environ: Mapping[str, str], cwd: str | None, timeout_s: float = 30.0
     ) -> None:
-        self.python = python
         self.argv = policy_argv("pip", python, None, None, ())
         self.environ = dict(environ)
         self.cwd = cwd
@@ -107,6 +106,10 @@ class PolicyHeadStart:
         threading.Thread(
             target=self._ask, args=(timeout_s,), name="gpucheck-policy", daemon=True
         ).start()
+
+    @property
+    def python(self) -> str:
+        return self.argv[0]
 
     def _ask(self, timeout_s: float) -> None:
         try:

@@ -583,8 +583,7 @@ def _windows_native(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
         return words
     if last.supports_python(python):
         return words
-    newest = last.python.split(",")[-1].strip().partition("-")
-    wanted = newest[2] or newest[0]
+    wanted = last.newest_python
     return (
         f"{words}; TensorFlow {last.version}, the last release with native-Windows GPU support, "
         f"has wheels for Python {last.python} only, not {_series(python) or python}: make its "

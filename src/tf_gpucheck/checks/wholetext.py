@@ -12,51 +12,43 @@ from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.reading import logscan, textfacts
 
-_FAILED = re.compile(
-    r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b|\bfail(?:s|ed|ing|ure)?\b"
-    r"|\bcannot\b|\bcan't\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
-    r"|\bcrash|\bhangs?\b|\bslow\b|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bno gpu\b"
-    # memory, a stop, and the GPU left out, told in words
-    r"|(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bkilled\b"
-    r"|\bsegmentation fault\b|\bcore dumped\b|\bnot (?:able|available|in use)\b|\bunavailable\b"
-    r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
-    r"|\bbreaks?\b|\bdisables? (?:the )?(?:gpu|tensorflow)"
-    r"|报错|错误|失败|无法|不能|只能|卡住|内存不足|显存不足|溢出|找不到|使用cpu|用cpu"
-    r"|エラー|失敗|できない|認識(?:されない|しない)|使えない|動かない"
-    r"|오류|에러|안 ?됨|실패|인식(?:이)? ?안|안 ?돼"
-    r"|не работает|не видит|ошибк",
-    re.IGNORECASE,
-)
-"""Words of a report that something went wrong (in the languages of the corpus): such a text is
-never answered "nothing to fix" for want of a recognised message."""
-
-_SYMPTOM = re.compile(
+_SYMPTOM_WORDS = (
     r"(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
     r"|\bslow\b|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
     r"|只能(?:用|使用|在)?\s*cpu|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)"
-    r"|인식(?:이)? ?안|не видит",
-    re.IGNORECASE,
+    r"|인식(?:이)? ?안|не видит"
 )
-"""Of those, the words that tell a symptom no harmless message explains (memory ran out, it
-stopped, it ran on the CPU): they count even where every recognised line is harmless."""
-
-
-_FAILED_KEYS = (
-    "traceback", "error", "exception", "fail", "cannot", "n't", "unable", "not", "crash",
-    "hang", "slow", "no gpu", "oom", "out of memory", "stuck", "freez", "killed",
-    "segmentation", "core dumped", "unavailable", "cpu", "gpu", "break", "disable",
-    "报错", "错误", "失败", "无法", "不能", "只能", "卡住", "内存不足", "显存不足", "溢出",
-    "找不到", "エラー", "失敗", "できない", "認識", "使えない", "動かない", "오류", "에러", "안",
-    "실패", "인식", "не ", "ошибк",
-)  # fmt: skip
-"""A word of each of :data:`_FAILED`'s forms: a line with none of them is not searched (the
-search tries every form at every character; a long log line makes that slow)."""
-
 _SYMPTOM_KEYS = (
-    "oom", "out of memory", "stuck", "freez", "hang", "slow", "not", "no gpu", "cpu", "卡住",
+    "oom", "out of memory", "stuck", "freez", "hang", "slow", "not", "no gpu", "cpu", "instead", "卡住",
     "内存不足", "显存不足", "認識", "인식", "не ",
 )  # fmt: skip
+_SYMPTOM = re.compile(_SYMPTOM_WORDS, re.IGNORECASE)
+"""The words that tell a symptom no harmless message explains (memory ran out, it stopped, it
+ran on the CPU): they count even where every recognised line is harmless."""
+
+_FAILED = re.compile(
+    r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b|\bfail(?:s|ed|ing|ure)?\b"
+    r"|\bcannot\b|\bcan't\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
+    r"|\bcrash|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bkilled\b"
+    r"|\bsegmentation fault\b|\bcore dumped\b|\bnot (?:able|available)\b|\bunavailable\b"
+    r"|\bbreaks?\b|\bdisables? (?:the )?(?:gpu|tensorflow)"
+    r"|报错|错误|失败|无法|不能|只能|溢出|找不到"
+    r"|エラー|失敗|できない|使えない|動かない"
+    r"|오류|에러|안 ?됨|실패|안 ?돼"
+    r"|не работает|ошибк|" + _SYMPTOM_WORDS,
+    re.IGNORECASE,
+)
+"""Words of a report that something went wrong (in the languages of the corpus), the symptoms
+among them: such a text is never answered "nothing to fix" for want of a recognised message."""
+_FAILED_KEYS = (
+    "traceback", "error", "exception", "fail", "cannot", "n't", "unable", "crash", "killed",
+    "segmentation", "core dumped", "unavailable", "break", "disable",
+    "报错", "错误", "失败", "无法", "不能", "只能", "溢出", "找不到", "エラー", "失敗", "できない",
+    "使えない", "動かない", "오류", "에러", "안", "실패", *_SYMPTOM_KEYS,
+)  # fmt: skip
+"""A word of each of those forms: a line with none of them is not searched (the search tries
+every form at every character; a long log line makes that slow)."""
 
 
 def _says(pattern: re.Pattern[str], keys: Sequence[str], lines: Sequence[str]) -> bool:

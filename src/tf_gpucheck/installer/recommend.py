@@ -52,10 +52,6 @@ def _gpu_fit(row: TfRelease, snapshot: Snapshot) -> tuple[bool, list[str]]:
     return ok, notes
 
 
-def _newest_python(row: TfRelease) -> str:
-    return row.python.split(",")[-1].split("-")[-1].strip()
-
-
 def _minor_of(version: str | None) -> tuple[int, int] | None:
     try:
         v = Version(version or "")
@@ -97,7 +93,7 @@ def recommend(snapshot: Snapshot, matrix: Matrix, *, prefer: str | None = None) 
             None,
             None,
             (*reasons, f"cannot tell which TensorFlow fits this interpreter: {why}"),
-            python_upgrade=_newest_python(newest_overall),
+            python_upgrade=newest_overall.newest_python,
         )
     python_ok = [r for r in candidates if r.supports_python(python)]
     if not python_ok:
@@ -110,11 +106,11 @@ def recommend(snapshot: Snapshot, matrix: Matrix, *, prefer: str | None = None) 
                 f"no TensorFlow release with GPU support runs on Python {python}; "
                 f"TensorFlow {newest.version} supports Python {newest.python}",
             ),
-            python_upgrade=_newest_python(newest),
+            python_upgrade=newest.newest_python,
         )
     python_upgrade = None
     if python_ok[0] is not candidates[0]:
-        python_upgrade = _newest_python(candidates[0])
+        python_upgrade = candidates[0].newest_python
         reasons.append(
             f"Python {python}: the newest release for it is {python_ok[0].version} "
             f"(Python {python_upgrade} runs {candidates[0].version})"

@@ -271,7 +271,7 @@ def _uninstall_outside(
     }
     base = shell_quote(target.base_executable, windows=snapshot.system.os == "Windows")
     flag = " --break-system-packages" if target.base_externally_managed else ""
-    required = _requires_virtualenv(snapshot)
+    required = _setting_on(snapshot, "require-virtualenv")
     lift = (("PIP_REQUIRE_VIRTUALENV", "0"),) if required else ()
     out: list[Step] = []
     parts: dict[int, Part] = {}
@@ -304,25 +304,19 @@ def _uninstall_outside(
     return out, parts, said if parts and required else []
 
 
-def _requires_virtualenv(snapshot: Snapshot) -> str | None:
-    """Where pip's ``require-virtualenv`` is on, as observed (``PIP_REQUIRE_VIRTUALENV=1``,
-    ``require-virtualenv = true in FILE``), else ``None``."""
+def _setting_on(snapshot: Snapshot, key: str) -> str | None:
+    """Where the pip boolean setting ``key`` is on, as observed (``PIP_USER=1``, ``user = true
+    in FILE``; a variable outranks the files, as pip reads it), else ``None``."""
     from tf_gpucheck.installerfacts import PIP_TRUE
 
     installer = snapshot.installer
-    found = [
-        s
-        for s in (installer.settings if installer else None) or ()
-        if s.key == "require-virtualenv"
-    ]
+    found = [s for s in (installer.settings if installer else None) or () if s.key == key]
     setting = next((s for s in found if s.variable), found[0] if found else None)
     if setting is None or setting.value.strip().lower() not in PIP_TRUE:
         return None
-    return (
-        f"{setting.source}={setting.value}"
-        if setting.variable
-        else (f"require-virtualenv = {setting.value} in {setting.source}")
-    )
+    if setting.variable:
+        return f"{setting.source}={setting.value}"
+    return f"{key} = {setting.value} in {setting.source}"
 
 
 def _with_index(written: _Line, snapshot: Snapshot) -> _Line:
@@ -482,21 +476,6 @@ def fresh_environment(fix: Fix | None, snapshot: Snapshot, refusal: str) -> str:
     return _with_location(_with_index(_fresh(fix, snapshot, refusal), snapshot), snapshot).text()
 
 
-def _user_site_on(snapshot: Snapshot) -> str | None:
-    """Where pip's ``user`` setting is on (``PIP_USER=1``, ``user = true`` in a config file), as
-    observed, else ``None``."""
-    from tf_gpucheck.installerfacts import PIP_TRUE
-
-    installer = snapshot.installer
-    found = [s for s in (installer.settings if installer else None) or () if s.key == "user"]
-    setting = next((s for s in found if s.variable), found[0] if found else None)
-    if setting is None or setting.value.strip().lower() not in PIP_TRUE:
-        return None
-    if setting.variable:
-        return f"{setting.source}={setting.value}"
-    return f"user = {setting.value} in {setting.source}"
-
-
 def _fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> _Line:
     from tf_gpucheck.target import shell_quote
 
@@ -510,7 +489,7 @@ def _fresh(fix: Fix | None, snapshot: Snapshot, refusal: str) -> _Line:
     wanted = " ".join(f'"{r}"' for r in requirements)
     # pip refuses a user-site install inside a virtual environment ("Can not perform a '--user'
     # install. User site-packages are not visible in this virtualenv."): --no-user, for it alone
-    user_on = _user_site_on(snapshot)
+    user_on = _setting_on(snapshot, "user")
     flag = "--no-user " if user_on else ""
     install = Part(f"{new} -m pip install {flag}{wanted}", "install", "fresh", tuple(requirements))
     why = f"the installer refuses {target.python_executable}: {refusal}"
