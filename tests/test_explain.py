@@ -574,10 +574,41 @@ def test_a_gpu_the_text_says_was_wanted_makes_the_no_gpu_lines_evidence() -> Non
         "CUDA is not installed. Safe to ignore?",
         "I set CUDA_VISIBLE_DEVICES=-1 so it runs only on the CPU, as I want",
         "I'm not using the GPU on purpose",
-        "tensorflow-gpu 설치 안내",
+        "텐서플로우 설치 안내",
     ):
         none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
         assert none.report.verdict.value == "ok", words
     for words in ("TensorFlow does not use my GPU", "training runs only on the CPU", "GPU无法使用"):
         said = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
         assert said.report.verdict.value == "fail", words
+
+
+def test_a_text_set_up_for_a_gpu_makes_the_no_gpu_lines_evidence() -> None:
+    # tensorflow/tensorflow#39132: CUDA stated installed, and TensorFlow's own "if you do not have
+    # a GPU set up" quoted, which is TensorFlow's words, not the user's
+    line = (
+        "2020-05-03 12:47:42.147213: W tensorflow/stream_executor/platform/default/dso_loader.cc:55]"
+        " Could not load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot "
+        "open shared object file: No such file or directory"
+    )
+    for words in (
+        "I'm having this message with cuda 11 installed. It also shows \"Ignore above cudart "
+        'dlerror if you do not have a GPU set up on your machine."',
+        "I installed CUDA 10.0 and cuDNN, then pip install tensorflow-gpu==2.2.0",
+        "Then I installed the CUDA 9.0",
+    ):
+        said = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
+        assert said.report.verdict.value == "fail", words
+        assert said.report.first_fix is not None
+        assert said.report.first_fix.cause == "cuda_libs_missing"
+    # the set-up beside words that say there is no GPU there, Markdown emphasis or a quoted
+    # message around them included (tensorflow/tensorflow#37689: "on a machine *without* a GPU,
+    # the following code emits "error: failed call to cuInit: UNKNOWN ERROR"")
+    for words in (
+        "ubuntu 18.04, CUDA 10.1, TF 2.1\non a machine *without* a GPU, this emits "
+        '"failed call to cuInit: UNKNOWN ERROR"',
+        "CUDA 10.1 installed, tensorflow-gpu, but this laptop has no GPU",
+        "I installed tensorflow-gpu but I do not have a GPU",
+    ):
+        none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
+        assert none.report.verdict.value == "ok", words

@@ -63,7 +63,12 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
     # a GPU was asked for (docker run --gpus, --gres=gpu) or the words say one was wanted and
     # not had: lines normal without a GPU are evidence
-    gpu_wanted = gpu_expected or bool(stated.gpu_requested) or _says_gpu_missed(stated, classified)
+    gpu_wanted = (
+        gpu_expected
+        or bool(stated.gpu_requested)
+        or _set_up_for_a_gpu(stated, classified)
+        or _says_gpu_missed(stated, classified)
+    )
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
     findings = (
@@ -108,9 +113,12 @@ and a line past a thousand characters is a log dumped on one line."""
 
 
 def prose(classified: Sequence[logscan.LogLine]) -> list[str]:
-    """The unrecognised lines of a text, lower-cased, each cut at :data:`PROSE_CHARS`."""
+    """The unrecognised lines of a text, lower-cased, each cut at :data:`PROSE_CHARS`, without
+    Markdown's emphasis (``*without* a GPU``)."""
     return [
-        line.text[:PROSE_CHARS].lower() for line in classified[:PROSE_LINES] if line.rule is None
+        line.text[:PROSE_CHARS].lower().replace("*", "")
+        for line in classified[:PROSE_LINES]
+        if line.rule is None
     ]
 
 
@@ -121,9 +129,48 @@ def _says_gpu_missed(stated: textfacts.StatedFacts, classified: Sequence[logscan
     ):
         return False  # the GPU hidden on purpose
     lines = [t for t in prose(classified) if "gpu" in t or "cpu" in t]
-    if not lines or any(_NO_GPU_HERE.search(t) for t in lines):
+    if not lines or _says_no_gpu_here(classified):
         return False
     return any(_GPU_MISSED.search(t) for t in lines)
+
+
+_QUOTED = re.compile(r'"[^"]*"|`[^`]*`|\u201c[^\u201d]*\u201d')
+
+
+def _says_no_gpu_here(classified: Sequence[logscan.LogLine]) -> bool:
+    """The words say there is no GPU there or the CPU is wanted: in prose, or in a sentence that
+    quotes a message (a line without a log prefix: "on a machine *without* a GPU, this emits
+    'failed call to cuInit'"), not in a printed or quoted message's own words (TensorFlow's
+    "if you do not have a GPU set up")."""
+    said = [
+        _QUOTED.sub(" ", line.text[:PROSE_CHARS].lower().replace("*", ""))
+        for line in classified[:PROSE_LINES]
+        if line.rule is None or line.severity is None
+    ]
+    return any(_NO_GPU_HERE.search(t) for t in said if "gpu" in t or "cpu" in t)
+
+
+_GPU_BUILDS = ("tensorflow-gpu", "tf-nightly-gpu", "tfjs-node-gpu")
+
+
+def _set_up_for_a_gpu(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
+    """The text shows the machine set up for an NVIDIA GPU (a CUDA toolkit or cuDNN installed, a
+    GPU build of TensorFlow: "with cuda 11 installed", "pip install tensorflow-gpu"), and does not
+    say there is no GPU: whoever set it up wanted the GPU."""
+    if _says_no_gpu_here(classified):
+        return False
+    return (
+        bool(stated.cuda_version or stated.cudnn_version)
+        or any(stated.package(name) for name in _GPU_BUILDS)
+        or any(_GPU_SETUP.search(t) for t in prose(classified) if "gpu" in t or "cuda" in t)
+    )
+
+
+_GPU_SETUP = re.compile(
+    r"\b(?:tensorflow-gpu|tf-nightly-gpu|tfjs-node-gpu|tensorflow\[and-cuda\])"
+    r"|\binstall(?:ed|ing)?\s+(?:the\s+)?(?:nvidia\s+)?cuda\b"
+    r"|\bcuda\s*(?:toolkit\s*)?\d+(?:\.\d+)*\s+(?:is\s+)?installed\b"
+)
 
 
 def kind_words(kind: str, gpu_expected: bool) -> str:
