@@ -612,3 +612,39 @@ def test_a_text_set_up_for_a_gpu_makes_the_no_gpu_lines_evidence() -> None:
     ):
         none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
         assert none.report.verdict.value == "ok", words
+
+
+def test_no_version_at_all_for_a_python_the_release_supports_is_the_platform() -> None:
+    # derrian-distro/LoRA_Easy_Training_Scripts#35: Python 3.10 and tensorflow==2.10.1 (which
+    # supports 3.7-3.10); the thread settled on a Mac that needed tensorflow-macos
+    title = "No matching distribution found for tensorflow==2.10.1"
+    text = (
+        "I was having issues with my default 3.10.10 Python version. So I downgraded to 3.10.6 "
+        "per your instructions. However now I get the following when running `pip install "
+        "--upgrade -r requirements.txt`:\n"
+        "ERROR: Could not find a version that satisfies the requirement tensorflow==2.10.1 "
+        "(from versions: none)\n"
+        "ERROR: No matching distribution found for tensorflow==2.10.1\n"
+    )
+    first = explain(text, load_matrix(), similar=False, title=title).report.first_fix
+    assert first is not None
+    assert first.cause == "install_resolution_failed"
+    assert "platform" in first.summary
+    # the same for a Python no release of 2.10 supports: the Python
+    newer = explain(text.replace("3.10.", "3.12."), load_matrix(), similar=False, title=title)
+    assert newer.report.first_fix is not None
+    assert newer.report.first_fix.cause == "python_unsupported"
+    # a bare name, for a Python that releases of today support: the releases of the day the
+    # text was written are not known (efenatuyo/xool#9, Python 3.13 in 2025), so the Python
+    bare = (
+        "When i run requirements\n"
+        "pip install -r requirements.txt Requirement already satisfied: requests in "
+        "c:\\users\\user\\appdata\\local\\programs\\python\\python313\\lib\\site-packages (from "
+        "-r requirements.txt (line 1)) (2.32.3) ERROR: Could not find a version that satisfies the "
+        "requirement tensorflow (from versions: none) [notice] A new release of pip is available: "
+        "24.3.1 -> 25.0.1 [notice] To update, run: python.exe -m pip install --upgrade pip ERROR: "
+        "No matching distribution found for tensorflow\n"
+    )
+    said = explain(bare, load_matrix(), similar=False).report.first_fix
+    assert said is not None
+    assert said.cause == "python_unsupported"

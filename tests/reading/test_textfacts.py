@@ -418,3 +418,11 @@ def test_an_image_with_its_own_cuda_is_read() -> None:
         "nvcr.io/nvidia/tensorflow:23.10-tf2-py3"
     )
     assert _facts("docker run tensorflow/tensorflow:2.15.0").cuda_image is None  # the CPU image
+
+
+def test_a_python_version_written_before_the_word() -> None:
+    # derrian-distro/LoRA_Easy_Training_Scripts#35
+    said = extract(["I was having issues with my default 3.10.10 Python version."])
+    assert said.python_version == "3.10.10"
+    # deeppomf/DeepCreamPy#26
+    assert extract(["Installed 3.6.7 python on win7 x64"]).python_version == "3.6.7"

@@ -322,6 +322,41 @@ def _pythons_pip_offered_for(offered: Sequence[str], matrix: Matrix) -> list[str
     return found
 
 
+def _some_release_supports(matrix: Matrix, spec: str, python: str) -> bool:
+    """Some TensorFlow release the requirement allows (any, when it names no version) supports
+    ``python``."""
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return False
+    rows = [r for r in matrix.tensorflow if wanted.contains(r.version, prereleases=True)]
+    exact = re.fullmatch(r"===?\s*(\d+(?:\.\d+)*)(?:\.\*)?", spec.strip())
+    if not rows and exact:  # "==2.10.1": the matrix holds each series by its first release
+        row = matrix.release(exact.group(1))
+        rows = [row] if row is not None else []
+    return any(r.supports_python(python) for r in rows)
+
+
+def _no_wheel_for_platform(
+    stated: textfacts.StatedFacts, name: str, spec: str, python: str
+) -> Finding:
+    words = stated.span_of("python_version") or f"Python {python}"
+    return Finding(
+        "python",
+        Status.FAIL,
+        f"pip found no {name}{spec} at all (from versions: none), though the text says {words!r} "
+        f"and {name}{spec} has releases for Python {python}: there is no wheel for this "
+        "interpreter's platform (its OS or CPU, or a 32-bit Python)",
+        "pip lists every release with a wheel whose tags the interpreter accepts; TensorFlow has "
+        "wheels for 64-bit CPython on Linux (x86_64, aarch64), Windows (x86_64) and macOS (Apple "
+        "silicon from 2.13, before that tensorflow-macos)\n(judged on what the text states)",
+        'compare the platform with the wheels of that release: python -c "import platform, '
+        "struct; print(platform.system(), platform.machine(), struct.calcsize('P') * 8)\"",
+        "install_resolution_failed",
+        stated=(words,),
+    )
+
+
 def _prerelease(version: str) -> bool:
     from packaging.version import InvalidVersion, Version
 
@@ -342,6 +377,12 @@ def _python_pip_cannot_serve(
         return []
     name, spec, offered = said
     only_previews = bool(offered) and all(_prerelease(v) for v in offered or ())
+    if offered == [] and python and spec.strip() and _some_release_supports(matrix, spec, python):
+        # "(from versions: none)" for a Python the release asked for supports: pip saw no wheel
+        # for this interpreter's platform (its OS, CPU, or a 32-bit build), not for its version.
+        # A bare name is not judged so: the releases of the day the text was written are not
+        # known, and a Python newer than all of them was then the cause
+        return [_no_wheel_for_platform(stated, name, spec, python)]
     if offered == [] or only_previews:
         # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
         # the version asked for; only pre-releases: this Python is newer than every final
