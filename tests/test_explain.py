@@ -371,12 +371,15 @@ def _first_cause(text: str) -> str | None:
 
 def test_a_dll_tensorflow_2_1_cannot_find_on_windows_is_the_visual_cpp_runtime() -> None:
     """TF 2.1+ loads CUDA only when asked: a DLL its own extension cannot find is the Visual C++
-    2015-2019 runtime; a DLL whose initialisation failed is a CPU without AVX."""
+    2015-2019 runtime (so is it for 2.0, whose library links no CUDA DLL either); a DLL whose
+    initialisation failed is a CPU without AVX."""
     missing = "ImportError: DLL load failed: The specified module could not be found."
     assert _first_cause(f"I use TensorFlow 2.3.0 on Windows 10\n{missing}") == (
         "msvc_runtime_missing"
     )
-    assert _first_cause(f"I use TensorFlow 2.0.0 on Windows 10\n{missing}") == "tf_import_failed"
+    assert _first_cause(f"I use TensorFlow 2.0.0 on Windows 10\n{missing}") == (
+        "msvc_runtime_missing"
+    )
     avx = (
         "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed."
     )
@@ -648,3 +651,25 @@ def test_no_version_at_all_for_a_python_the_release_supports_is_the_platform() -
     said = explain(bare, load_matrix(), similar=False).report.first_fix
     assert said is not None
     assert said.cause == "python_unsupported"
+
+
+def test_a_dll_not_found_is_the_one_that_build_links() -> None:
+    # Windows' "The specified module could not be found" (126) importing TensorFlow's library:
+    # every CPU build, and GPU builds from tensorflow-gpu 1.15, link only the Visual C++ runtime
+    # besides Windows' own DLLs; tensorflow-gpu up to 1.14 links CUDA's and cuDNN's too (the
+    # wheels' import tables, rules/install.yaml dll_module_not_found)
+    line = "ImportError: DLL load failed: The specified module could not be found."
+
+    def first(text: str) -> str | None:
+        fix = explain(text, load_matrix(), similar=False).report.first_fix
+        return fix.cause if fix else None
+
+    # Unity-Technologies/ml-agents#4033: the line alone
+    assert first(f"{line}\n") == "msvc_runtime_missing"
+    # tensorflow/tensorflow#26298: "I'm running Windows 10 PRO and I'm using Geforce RTX 2070 and
+    # TensorFlow-GPU 1.13.1", CUDA 10.1 installed where 1.13 links CUDA 10.0's DLLs
+    gpu = "I'm running Windows 10 PRO and I'm using Geforce RTX 2070 and TensorFlow-GPU 1.13.1"
+    assert first(f"{line}\n{gpu}\n") == "cuda_libs_missing"
+    assert first(f"{line}\n{gpu.replace('1.13.1', '2.0.0')}\n") == "msvc_runtime_missing"
+    # a GPU build of a release not stated: either
+    assert first(f"{line}\nI'm using TensorFlow-GPU\n") == "tf_import_failed"

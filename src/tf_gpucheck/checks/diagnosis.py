@@ -257,6 +257,9 @@ class Known:
     driver_shown: bool = False
     """The text shows the driver answering where it ran (a driver version, a line only a machine
     with an NVIDIA GPU prints): the GPU reached that place, whatever else hides it."""
+    gpu_build: bool = False
+    """The TensorFlow is a GPU build of its own name (tensorflow-gpu, tf-nightly-gpu), installed
+    or named in the text."""
 
     @classmethod
     def from_snapshot(cls, snapshot: Snapshot) -> Known:
@@ -269,6 +272,7 @@ class Known:
             probe_saw_gpu=bool(facts.tf_gpus(snapshot)),
             snapshot=snapshot,
             place=facts.place_name(snapshot.place),
+            gpu_build=any(d.name in GPU_BUILDS for d in snapshot.packages.tensorflow),
         )
 
 
@@ -401,12 +405,10 @@ def evidence_in(
             # at (factory.py: the finder's requires_python_skipped_reasons); where the requirement
             # it could not meet is another package's, this line says nothing of TensorFlow's
             continue
-        if (
-            rule.id == "dll_load_failed"
-            and _msvc_era(known.tf_version)
-            and "initialization routine" not in line.text  # that one is a CPU without AVX
-        ):
+        if rule.id == "dll_load_failed" and _msvc_era(known.tf_version):
             cause = "msvc_runtime_missing"
+        if rule.id == "dll_module_not_found" and known.gpu_build:
+            cause = _linked_cuda(known.tf_version)
         if rule.kind == "actionable" or (rule.kind == "no_gpu" and gpu_expected):
             found.append(Evidence(source, line, refine(cause, known, source)))
     return found
@@ -427,6 +429,26 @@ def _others_unresolved(classified: Sequence[logscan.LogLine]) -> list[str]:
         if name and not name.startswith(_TENSORFLOW_PREFIXES):
             out.append(line.library)
     return out
+
+
+GPU_BUILDS = frozenset({"tensorflow-gpu", "tf-nightly-gpu"})
+"""The distributions that are a GPU build by name."""
+
+
+def _linked_cuda(tf_version: str | None) -> str:
+    """What a DLL a GPU build's library cannot find is: its library links the CUDA and cuDNN
+    DLLs up to tensorflow-gpu 1.14 (read from the wheels' import tables, rules/install.yaml
+    ``dll_module_not_found``), only the Visual C++ runtime from 1.15; a release not known could
+    be either."""
+    from packaging.version import InvalidVersion, Version
+
+    if tf_version is None:
+        return "tf_import_failed"
+    try:
+        linked = Version(tf_version).release[:2] < (1, 15)
+    except InvalidVersion:
+        return "tf_import_failed"
+    return "cuda_libs_missing" if linked else "msvc_runtime_missing"
 
 
 def _msvc_era(tf_version: str | None) -> bool:

@@ -59,6 +59,8 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         place=None if _given_a_gpu(stated) else stated.place,
         env_observed=False,
         driver_shown=bool(stated.driver_version) or gpu_printed,
+        gpu_build=any(stated.package(name) for name in diagnosis.GPU_BUILDS)
+        or any("tensorflow-gpu" in t or "tf-nightly-gpu" in t for t in prose(classified)),
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
     # a GPU was asked for (docker run --gpus, --gres=gpu) or the words say one was wanted and
