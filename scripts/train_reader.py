@@ -37,8 +37,13 @@ from tf_gpucheck.reading import logscan, textfacts, textlines, textmodel  # noqa
 CORPUS = [
     ROOT / "src" / "tf_gpucheck" / "knowledge" / "reports",
     ROOT / "benchmarks" / "samples" / "sixth_sample.yaml",
-    ROOT / "benchmarks" / "samples" / "seventh",
+    *(
+        ROOT / "benchmarks" / "samples" / name
+        for name in ("seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth")
+    ),
 ]
+"""Every labelled report: the knowledge base and the samples, each sample added once it was
+measured held out (benchmarks/samples/*/README.md)."""
 OUT = ROOT / "src" / "tf_gpucheck" / "knowledge" / "reader_model.json"
 
 
