@@ -586,35 +586,44 @@ def test_a_gpu_the_text_says_was_wanted_makes_the_no_gpu_lines_evidence() -> Non
         assert said.report.verdict.value == "fail", words
 
 
-def test_a_text_set_up_for_a_gpu_makes_the_no_gpu_lines_evidence() -> None:
-    # tensorflow/tensorflow#39132: CUDA stated installed, and TensorFlow's own "if you do not have
-    # a GPU set up" quoted, which is TensorFlow's words, not the user's
-    line = (
-        "2020-05-03 12:47:42.147213: W tensorflow/stream_executor/platform/default/dso_loader.cc:55]"
-        " Could not load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot "
-        "open shared object file: No such file or directory"
-    )
-    for words in (
-        "I'm having this message with cuda 11 installed. It also shows \"Ignore above cudart "
-        'dlerror if you do not have a GPU set up on your machine."',
-        "I installed CUDA 10.0 and cuDNN, then pip install tensorflow-gpu==2.2.0",
-        "Then I installed the CUDA 9.0",
-    ):
-        said = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
-        assert said.report.verdict.value == "fail", words
-        assert said.report.first_fix is not None
-        assert said.report.first_fix.cause == "cuda_libs_missing"
-    # the set-up beside words that say there is no GPU there, Markdown emphasis or a quoted
-    # message around them included (tensorflow/tensorflow#37689: "on a machine *without* a GPU,
-    # the following code emits "error: failed call to cuInit: UNKNOWN ERROR"")
-    for words in (
-        "ubuntu 18.04, CUDA 10.1, TF 2.1\non a machine *without* a GPU, this emits "
-        '"failed call to cuInit: UNKNOWN ERROR"',
-        "CUDA 10.1 installed, tensorflow-gpu, but this laptop has no GPU",
-        "I installed tensorflow-gpu but I do not have a GPU",
-    ):
-        none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
-        assert none.report.verdict.value == "ok", words
+# iterative/cml#654's line: normal on a machine without a GPU
+_CUDART_101 = (
+    "2021-07-12 10:52:47.496789: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] "
+    "Could not load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot open "
+    "shared object file: No such file or directory; LD_LIBRARY_PATH: "
+    "/usr/local/nvidia/lib:/usr/local/nvidia/lib64"
+)
+
+
+@pytest.mark.parametrize(
+    ("words", "verdict"),
+    [
+        # tensorflow/tensorflow#39132: CUDA stated installed, and TensorFlow's own "if you do not
+        # have a GPU set up" quoted: TensorFlow's words, not the user's
+        (
+            "I'm having this message with cuda 11 installed. It also shows \"Ignore above cudart "
+            'dlerror if you do not have a GPU set up on your machine."',
+            "fail",
+        ),
+        ("I installed CUDA 10.0 and cuDNN, then pip install tensorflow-gpu==2.2.0", "fail"),
+        ("Then I installed the CUDA 9.0", "fail"),  # tensorflow/tensorflow#16479
+        # the set-up beside words that say there is no GPU there, Markdown emphasis and a quoted
+        # message around them included (tensorflow/tensorflow#37689)
+        (
+            "ubuntu 18.04, CUDA 10.1, TF 2.1\non a machine *without* a GPU, the following code "
+            'emits "error:  failed call to cuInit: UNKNOWN ERROR".',
+            "ok",
+        ),
+        ("CUDA 10.1 installed, tensorflow-gpu, but this laptop has no GPU", "ok"),
+        ("I installed tensorflow-gpu but I do not have a GPU", "ok"),
+    ],
+)
+def test_a_text_set_up_for_a_gpu_makes_the_no_gpu_lines_evidence(words: str, verdict: str) -> None:
+    said = explain(f"{words}\n{_CUDART_101}\n", load_matrix(), similar=False).report
+    assert said.verdict.value == verdict, words
+    if verdict == "fail":
+        assert said.first_fix is not None
+        assert said.first_fix.cause == "cuda_libs_missing"
 
 
 def test_no_version_at_all_for_a_python_the_release_supports_is_the_platform() -> None:
