@@ -578,6 +578,7 @@ def test_a_gpu_the_text_says_was_wanted_makes_the_no_gpu_lines_evidence() -> Non
         "I set CUDA_VISIBLE_DEVICES=-1 so it runs only on the CPU, as I want",
         "I'm not using the GPU on purpose",
         "텐서플로우 설치 안내",
+        "tensorflow-gpu 설치 안내",
     ):
         none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
         assert none.report.verdict.value == "ok", words
@@ -616,6 +617,24 @@ _CUDART_101 = (
         ),
         ("CUDA 10.1 installed, tensorflow-gpu, but this laptop has no GPU", "ok"),
         ("I installed tensorflow-gpu but I do not have a GPU", "ok"),
+        # TensorFlow's own words pasted without a prefix are not the writer's
+        (
+            "I have cuda 11 installed\nIgnore above cudart dlerror if you do not have a GPU set "
+            "up on your machine.",
+            "fail",
+        ),
+        ("I use tensorflow-gpu 1.14", "fail"),
+        # no set-up: negated, asked, undone, or a machine without a GPU in other words
+        ("Do I need to install CUDA for this?", "ok"),
+        ("I run it on the CPU without installing CUDA", "ok"),
+        ("I have not installed CUDA since my laptop has no NVIDIA card", "ok"),
+        ("CUDA 10.1 installed, but I have no GPU", "ok"),
+        ("my laptop only has Intel integrated graphics and CUDA 10.1 is installed", "ok"),
+        ("I uninstalled tensorflow-gpu yesterday", "ok"),
+        ("tensorflow-gpu is deprecated so I installed plain tensorflow", "ok"),
+        ("TF 2.15 is built against CUDA 12.2 but I'm on a CPU laptop", "ok"),
+        ('My 13" MacBook, without a GPU, has "CUDA 10.1" installed', "ok"),
+        ("pip install tensorflow, not tensorflow-gpu", "ok"),
     ],
 )
 def test_a_text_set_up_for_a_gpu_makes_the_no_gpu_lines_evidence(words: str, verdict: str) -> None:
@@ -682,3 +701,39 @@ def test_a_dll_not_found_is_the_one_that_build_links() -> None:
     assert first(f"{line}\n{gpu.replace('1.13.1', '2.0.0')}\n") == "msvc_runtime_missing"
     # a GPU build of a release not stated: either
     assert first(f"{line}\nI'm using TensorFlow-GPU\n") == "tf_import_failed"
+
+
+def test_a_python_version_before_the_word_is_not_another_names() -> None:
+    from tf_gpucheck.reading.textfacts import extract
+
+    assert extract(["keras 3.3 python 3.11"]).python_version == "3.11"
+    assert extract(["tensorflow 2.7 python 3.9"]).python_version == "3.9"
+    assert extract(["QGIS 3.10 python console"]).python_version is None
+
+
+def test_no_version_at_all_is_not_the_platform_where_pip_could_not_reach_the_index() -> None:
+    # pip 23.2.1, run here: pip download --no-deps --retries 1 --timeout 2 --index-url
+    # https://pypi.invalid/simple tensorflow==2.12.0 (its two last lines but one)
+    text = (
+        "Python 3.10 on Ubuntu\n"
+        "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) "
+        "after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection."
+        "HTTPSConnection object at 0x7f9eaec71550>: Failed to establish a new connection: [Errno "
+        "-2] Name or service not known')': /simple/tensorflow/\n"
+        "ERROR: Could not find a version that satisfies the requirement tensorflow==2.12.0 (from "
+        "versions: none)\n"
+    )
+    first = explain(text, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert "platform" not in first.summary
+
+
+def test_a_dll_another_module_cannot_find_is_not_read_as_tensorflows() -> None:
+    # numpy's extension, Python 3.8+'s wording (dynload_win.c): the wheels' import tables say
+    # nothing of it
+    line = (
+        "ImportError: DLL load failed while importing _multiarray_umath: The specified module "
+        "could not be found.\n"
+    )
+    first = explain(line, load_matrix(), similar=False).report.first_fix
+    assert first is None or first.cause != "msvc_runtime_missing"

@@ -16,7 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from tf_gpucheck.checks import diagnosis, registry, remedies
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.checks.statedsnapshot import CHECK_FACTS, has_fact, said_for, stated_snapshot
-from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
 from tf_gpucheck.reading import logscan, textfacts
 
@@ -50,6 +50,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     gpu_printed = any(
         line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
     )
+    said = _said(classified)
     known = diagnosis.Known(
         tf_version=stated.tf_version,
         python_version=stated.python_version,
@@ -59,8 +60,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         place=None if _given_a_gpu(stated) else stated.place,
         env_observed=False,
         driver_shown=bool(stated.driver_version) or gpu_printed,
-        gpu_build=any(stated.package(name) for name in diagnosis.GPU_BUILDS)
-        or any("tensorflow-gpu" in t or "tf-nightly-gpu" in t for t in prose(classified)),
+        gpu_build=gpu_build_named(stated, said),
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
     # a GPU was asked for (docker run --gpus, --gres=gpu) or the words say one was wanted and
@@ -68,14 +68,14 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     gpu_wanted = (
         gpu_expected
         or bool(stated.gpu_requested)
-        or _set_up_for_a_gpu(stated, classified)
-        or _says_gpu_missed(stated, classified)
+        or _set_up_for_a_gpu(stated, said)
+        or _says_gpu_missed(stated, classified, _says_no_gpu_here(said))
     )
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
     findings = (
         *_managed_runtime_findings(stated, evidence, matrix, known),
-        *_python_pip_cannot_serve(stated, evidence, matrix),
+        *_python_pip_cannot_serve(lines, stated, evidence, matrix),
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
         *stated_checks(stated, matrix),
@@ -103,8 +103,11 @@ GPU are then evidence, as where the text names a GPU."""
 
 _NO_GPU_HERE = re.compile(
     r"(?i)\b(?:don't|do not|doesn't|does not|didn't|did not)\s+have\s+(?:a |an |any )?"
-    r"(?:nvidia |dedicated )?gpu|\bhas no (?:nvidia |dedicated )?gpu\b|\bwithout (?:a |any )?gpu\b"
-    r"|\bcpu[- ]only\b|\bon purpose\b|\bas (?:i|we) want"
+    r"(?:nvidia |dedicated )?(?:gpu|graphics card|nvidia card)"
+    r"|\b(?:has|have|with) no (?:nvidia |dedicated |cuda )?(?:gpu|graphics card|video card|card)\b"
+    r"|\bno nvidia (?:gpu|card|graphics)|\bwithout (?:a |any )?(?:nvidia )?gpu\b"
+    r"|\bcpu[- ]only\b|\bcpu (?:laptop|machine|server|box)\b|\bintegrated graphics\b"
+    r"|\bintel (?:hd|uhd|iris)\b|\bon purpose\b|\bas (?:i|we) want"
 )
 """Prose that says there is no GPU there, or that the CPU is wanted: no GPU was missed."""
 
@@ -124,55 +127,93 @@ def prose(classified: Sequence[logscan.LogLine]) -> list[str]:
     ]
 
 
-def _says_gpu_missed(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
+def _says_gpu_missed(
+    stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine], said_no_gpu: bool
+) -> bool:
     if stated.cuda_visible_devices is not None and stated.cuda_visible_devices.strip() in (
         "",
         "-1",
     ):
         return False  # the GPU hidden on purpose
     lines = [t for t in prose(classified) if "gpu" in t or "cpu" in t]
-    if not lines or _says_no_gpu_here(classified):
+    if not lines or said_no_gpu:
         return False
     return any(_GPU_MISSED.search(t) for t in lines)
 
 
-_QUOTED = re.compile(r'"[^"]*"|`[^`]*`|\u201c[^\u201d]*\u201d')
+_QUOTED = re.compile(r'(?<![\d\w])"[^"\n]*"|`[^`\n]*`|\u201c[^\u201d]*\u201d')
+"""Words quoted in a sentence: someone else's (a message's), not the writer's. A ``"`` after a
+digit or letter is an inch mark or part of a word, not a quote."""
 
 
-def _says_no_gpu_here(classified: Sequence[logscan.LogLine]) -> bool:
-    """The words say there is no GPU there or the CPU is wanted: in prose, or in a sentence that
-    quotes a message (a line without a log prefix: "on a machine *without* a GPU, this emits
-    'failed call to cuInit'"), not in a printed or quoted message's own words (TensorFlow's
-    "if you do not have a GPU set up")."""
-    said = [
-        _QUOTED.sub(" ", line.text[:PROSE_CHARS].lower().replace("*", ""))
-        for line in classified[:PROSE_LINES]
-        if line.rule is None or line.severity is None
-    ]
-    return any(_NO_GPU_HERE.search(t) for t in said if "gpu" in t or "cpu" in t)
+def _said(classified: Sequence[logscan.LogLine]) -> list[str]:
+    """What the writer says, lower-cased: the prose, and the sentences that quote a message (a
+    line without a log prefix: "on a machine *without* a GPU, this emits 'failed call to
+    cuInit'"), without Markdown's emphasis and without the quoted words; not a printed message,
+    nor one pasted without its prefix (TensorFlow's own "if you do not have a GPU set up")."""
+    said = []
+    for line in classified[:PROSE_LINES]:
+        if line.rule is not None and line.severity is not None:
+            continue  # a printed message
+        text = _QUOTED.sub(" ", line.text[:PROSE_CHARS].replace("*", ""))
+        if line.rule is not None and line.rule.pattern.search(text):
+            continue  # the message itself, pasted without its prefix
+        said.append(text.lower())
+    return said
 
 
-_GPU_BUILDS = ("tensorflow-gpu", "tf-nightly-gpu", "tfjs-node-gpu")
+def _says_no_gpu_here(said: Sequence[str]) -> bool:
+    """The words say there is no GPU there or the CPU is wanted."""
+    return any(_NO_GPU_HERE.search(t) for t in said if "gpu" in t or "cpu" in t or "graphics" in t)
 
 
-def _set_up_for_a_gpu(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
-    """The text shows the machine set up for an NVIDIA GPU (a CUDA toolkit or cuDNN installed, a
-    GPU build of TensorFlow: "with cuda 11 installed", "pip install tensorflow-gpu"), and does not
-    say there is no GPU: whoever set it up wanted the GPU."""
-    if _says_no_gpu_here(classified):
-        return False
-    return (
-        bool(stated.cuda_version or stated.cudnn_version)
-        or any(stated.package(name) for name in _GPU_BUILDS)
-        or any(_GPU_SETUP.search(t) for t in prose(classified) if "gpu" in t or "cuda" in t)
+_GPU_BUILD_NAMED = re.compile(r"(?<![\w-])(?:tensorflow|tf-nightly)-gpu\b(?!\s+is deprecated)")
+_NEGATED = re.compile(
+    r"(?:\bnot|n't|\bno|\bwithout|\bneed to|\bneeds to|\bbefore|\buninstall(?:ed|ing)?|"
+    r"\binstead of|\bremoved?)\s+(?:\S+\s+){0,2}$"
+)
+"""Words right before a name that say it is not what is there ("not tensorflow-gpu", "without
+installing CUDA", "I uninstalled tensorflow-gpu", "do I need to install CUDA")."""
+
+
+def _named(pattern: re.Pattern[str], lines: Sequence[str]) -> bool:
+    """``pattern`` occurs in a line, not right after words that negate it."""
+    for text in lines:
+        for match in pattern.finditer(text):
+            if not _NEGATED.search(text[max(0, match.start() - 40) : match.start()]):
+                return True
+    return False
+
+
+def gpu_build_named(stated: textfacts.StatedFacts, words: Sequence[str]) -> bool:
+    """A GPU build of TensorFlow by its own name is installed or used, as the text states it."""
+    return any(stated.package(name) for name in diagnosis.GPU_BUILDS) or _named(
+        _GPU_BUILD_NAMED, [t for t in words if "-gpu" in t]
     )
 
 
 _GPU_SETUP = re.compile(
-    r"\b(?:tensorflow-gpu|tf-nightly-gpu|tfjs-node-gpu|tensorflow\[and-cuda\])"
-    r"|\binstall(?:ed|ing)?\s+(?:the\s+)?(?:nvidia\s+)?cuda\b"
+    r"\b(?:pip3?|conda|mamba)\s+install\s+(?:-\S+\s+)*(?:tensorflow-gpu|tf-nightly-gpu|"
+    r"tfjs-node-gpu|\S*tensorflow\[and-cuda\])"
+    r"|\b(?:tensorflow|tf-nightly)-gpu\s*(?:==|v)?\s*\d+\.\d+"
+    r"|\binstalled\s+(?:the\s+)?(?:nvidia\s+)?cuda\b"
     r"|\bcuda\s*(?:toolkit\s*)?\d+(?:\.\d+)*\s+(?:is\s+)?installed\b"
 )
+"""Words that say the machine was set up for an NVIDIA GPU: a GPU build installed, CUDA
+installed ("pip install tensorflow-gpu==2.2.0", "with cuda 11 installed", "I installed the CUDA
+9.0")."""
+
+
+def _set_up_for_a_gpu(stated: textfacts.StatedFacts, said: Sequence[str]) -> bool:
+    """The text shows the machine set up for an NVIDIA GPU (a CUDA toolkit or cuDNN it states
+    installed, :data:`_GPU_SETUP`'s words), and does not say there is no GPU: whoever set it up
+    wanted the GPU. (A CUDA a release needs or was built against is not one installed:
+    ``StatedFacts.needed``.)"""
+    if _says_no_gpu_here(said):
+        return False
+    return bool(stated.cuda_version or stated.cudnn_version) or _named(
+        _GPU_SETUP, [t for t in said if "gpu" in t or "cuda" in t]
+    )
 
 
 def kind_words(kind: str, gpu_expected: bool) -> str:
@@ -324,19 +365,43 @@ def _pythons_pip_offered_for(offered: Sequence[str], matrix: Matrix) -> list[str
     return found
 
 
-def _some_release_supports(matrix: Matrix, spec: str, python: str) -> bool:
-    """Some TensorFlow release the requirement allows (any, when it names no version) supports
-    ``python``."""
+def _releases_allowed(matrix: Matrix, spec: str) -> list[TfRelease] | None:
+    """The matrix's releases a requirement allows, newest first (every one for a bare name);
+    ``None`` for a specifier that does not parse."""
     try:
         wanted = SpecifierSet(spec)
     except InvalidSpecifier:
-        return False
-    rows = [r for r in matrix.tensorflow if wanted.contains(r.version, prereleases=True)]
+        return None
+    rows = [r for r in matrix.newest_first() if wanted.contains(r.version, prereleases=True)]
     exact = re.fullmatch(r"===?\s*(\d+(?:\.\d+)*)(?:\.\*)?", spec.strip())
     if not rows and exact:  # "==2.10.1": the matrix holds each series by its first release
         row = matrix.release(exact.group(1))
         rows = [row] if row is not None else []
-    return any(r.supports_python(python) for r in rows)
+    return rows
+
+
+_INDEX_TROUBLE = re.compile(
+    r"Retrying \(Retry|NewConnectionError|ConnectTimeoutError|ProxyError|SSLError"
+    r"|Could not fetch URL|--index-url|--extra-index-url|Looking in indexes: (?!https://pypi\.org)",
+    re.IGNORECASE,
+)
+"""pip's words that it could not reach the package index, or used another one: "(from versions:
+none)" then says nothing of the platform."""
+
+
+def _platform_has_no_wheel(
+    lines: Sequence[str], matrix: Matrix, name: str, spec: str, python: str | None
+) -> bool:
+    """ "(from versions: none)" for ``tensorflow`` pinned to releases that support the Python the
+    text states, from the package index itself: the interpreter's platform has no wheel. A bare
+    name is not judged so: the releases of the day the text was written are not known, and a
+    Python newer than all of them was then the cause. The other distributions' releases are not
+    the matrix's."""
+    if name != "tensorflow" or not python or not spec.strip():
+        return False
+    if any(_INDEX_TROUBLE.search(line) for line in lines):
+        return False
+    return any(r.supports_python(python) for r in _releases_allowed(matrix, spec) or [])
 
 
 def _no_wheel_for_platform(
@@ -369,7 +434,10 @@ def _prerelease(version: str) -> bool:
 
 
 def _python_pip_cannot_serve(
-    stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence], matrix: Matrix
+    lines: Sequence[str],
+    stated: textfacts.StatedFacts,
+    evidence: Sequence[diagnosis.Evidence],
+    matrix: Matrix,
 ) -> list[Finding]:
     """pip found no TensorFlow to install, and no release it was asked for supports the Python
     the text states: that Python is why (pip filters releases by Requires-Python first)."""
@@ -379,11 +447,7 @@ def _python_pip_cannot_serve(
         return []
     name, spec, offered = said
     only_previews = bool(offered) and all(_prerelease(v) for v in offered or ())
-    if offered == [] and python and spec.strip() and _some_release_supports(matrix, spec, python):
-        # "(from versions: none)" for a Python the release asked for supports: pip saw no wheel
-        # for this interpreter's platform (its OS, CPU, or a 32-bit build), not for its version.
-        # A bare name is not judged so: the releases of the day the text was written are not
-        # known, and a Python newer than all of them was then the cause
+    if offered == [] and python and _platform_has_no_wheel(lines, matrix, name, spec, python):
         return [_no_wheel_for_platform(stated, name, spec, python)]
     if offered == [] or only_previews:
         # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
@@ -410,15 +474,10 @@ def _python_pip_cannot_serve(
                 "python_unsupported",
             )
         ]
-    try:
-        wanted = SpecifierSet(spec)
-    except InvalidSpecifier:
+    allowed = _releases_allowed(matrix, spec)
+    if allowed is None:
         return []
-    rows = [r for r in matrix.newest_first() if wanted.contains(r.version, prereleases=True)]
-    exact = re.fullmatch(r"===?\s*(\d+(?:\.\d+)*)(?:\.\*)?", spec.strip())
-    if not rows and exact:  # "==1.15.2": the matrix holds each series by its first release
-        row = matrix.release(exact.group(1))
-        rows = [row] if row is not None else []
+    rows = allowed
     if python is None and offered and rows:
         implied = _pythons_pip_offered_for(offered, matrix)
         if implied and not any(r.supports_python(p) for r in rows for p in implied):
