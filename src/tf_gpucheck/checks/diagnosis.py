@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from tf_gpucheck import factwords
 from tf_gpucheck.checks import facts
 from tf_gpucheck.checks.findings import DEPTH_LAST, Cause, Finding, Status
-from tf_gpucheck.reading import logscan
+from tf_gpucheck.reading import logscan, wanted
 from tf_gpucheck.snapshot import FrameworkInfo, Snapshot
 
 if TYPE_CHECKING:
@@ -272,7 +272,7 @@ class Known:
             probe_saw_gpu=bool(facts.tf_gpus(snapshot)),
             snapshot=snapshot,
             place=facts.place_name(snapshot.place),
-            gpu_build=any(d.name in GPU_BUILDS for d in snapshot.packages.tensorflow),
+            gpu_build=any(d.name in wanted.GPU_BUILDS for d in snapshot.packages.tensorflow),
         )
 
 
@@ -429,10 +429,6 @@ def _others_unresolved(classified: Sequence[logscan.LogLine]) -> list[str]:
         if name and not name.startswith(_TENSORFLOW_PREFIXES):
             out.append(line.library)
     return out
-
-
-GPU_BUILDS = frozenset({"tensorflow-gpu", "tf-nightly-gpu"})
-"""The distributions that are a GPU build by name."""
 
 
 def _linked_cuda(tf_version: str | None) -> str:

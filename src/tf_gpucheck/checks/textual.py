@@ -18,7 +18,7 @@ from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.checks.statedsnapshot import CHECK_FACTS, has_fact, said_for, stated_snapshot
 from tf_gpucheck.matrix import Matrix, TfRelease
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
-from tf_gpucheck.reading import logscan, textfacts
+from tf_gpucheck.reading import logscan, textfacts, wanted
 
 if TYPE_CHECKING:
     from tf_gpucheck.similar import Match
@@ -50,7 +50,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     gpu_printed = any(
         line.rule is not None and line.rule.id in logscan.GPU_PRESENT for line in classified
     )
-    said = _said(classified)
+    said = wanted.said(classified)
     known = diagnosis.Known(
         tf_version=stated.tf_version,
         python_version=stated.python_version,
@@ -60,7 +60,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         place=None if _given_a_gpu(stated) else stated.place,
         env_observed=False,
         driver_shown=bool(stated.driver_version) or gpu_printed,
-        gpu_build=gpu_build_named(stated, said),
+        gpu_build=wanted.gpu_build_named(stated, said),
     )
     gpu_expected = bool(stated.gpus or stated.driver_version) or gpu_printed
     # a GPU was asked for (docker run --gpus, --gres=gpu) or the words say one was wanted and
@@ -68,8 +68,8 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     gpu_wanted = (
         gpu_expected
         or bool(stated.gpu_requested)
-        or _set_up_for_a_gpu(stated, said)
-        or _says_gpu_missed(stated, classified, _says_no_gpu_here(said))
+        or wanted.set_up_for_a_gpu(stated, said)
+        or wanted.says_gpu_missed(stated, classified, wanted.says_no_gpu_here(said))
     )
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
@@ -83,137 +83,6 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
     )
     return Read(classified, stated, known, gpu_wanted, findings)
-
-
-_GPU_MISSED = re.compile(
-    r"(?i)\b(?:not|never|isn't|doesn't|does not|don't|do not|can't|cannot|couldn't|could not|"
-    r"won't|unable to|fails? to|failed to)\s+(?:be\s+)?(?:use[sd]?|using|see[sn]?|seeing|find|"
-    r"found|detect(?:ed|s)?|recogni[sz]e[sd]?|utili[sz]e[sd]?|run(?:ning)? on|access)\s+"
-    r"(?:the |my |any |a |an )?(?:nvidia )?gpus?\b"
-    r"|\bgpus?\s+(?:is |was |are |were )?(?:still )?(?:not|never)\s+(?:being\s+)?(?:used|"
-    r"detected|found|recogni[sz]ed|available|utili[sz]ed|working|in use|visible|seen)\b"
-    r"|\b(?:runs?|running|trains?|training|uses?|using)\s+only\s+(?:on\s+)?(?:the\s+)?cpu\b"
-    r"|\bonly\s+(?:runs?\s+on|uses?)\s+(?:the\s+)?cpu\b|\bonly\s+(?:the\s+)?cpu\s+(?:works|is used)\b"
-    r"|\b(?:problems?|trouble|issues?)\s+(?:running|using|training)\b[^.\n]{0,30}?\bon\s+(?:the |my )?gpu\b"
-    r"|\bgpu\s*(?:不能|无法|沒有被?|没有被?|未被?|認識されな|使えな|인식(?:이)? ?안|안 ?(?:돼|됨|보))"
-)
-"""Prose that says the GPU was wanted and not had ("TensorFlow does not use my GPU", "GPU not
-detected", "training runs only on the CPU", "GPU无法使用"): lines normal on a machine without a
-GPU are then evidence, as where the text names a GPU."""
-
-_NO_GPU_HERE = re.compile(
-    r"(?i)\b(?:don't|do not|doesn't|does not|didn't|did not)\s+have\s+(?:a |an |any )?"
-    r"(?:nvidia |dedicated )?(?:gpu|graphics card|nvidia card)"
-    r"|\b(?:has|have|with) no (?:nvidia |dedicated |cuda )?(?:gpu|graphics card|video card|card)\b"
-    r"|\bno nvidia (?:gpu|card|graphics)|\bwithout (?:a |any )?(?:nvidia )?gpu\b"
-    r"|\bcpu[- ]only\b|\bcpu (?:laptop|machine|server|box)\b|\bintegrated graphics\b"
-    r"|\bintel (?:hd|uhd|iris)\b|\bon purpose\b|\bas (?:i|we) want"
-)
-"""Prose that says there is no GPU there, or that the CPU is wanted: no GPU was missed."""
-
-PROSE_LINES = 5000
-PROSE_CHARS = 1000
-"""How much of a text its prose is read in, for these words: the lines people write come first,
-and a line past a thousand characters is a log dumped on one line."""
-
-
-def prose(classified: Sequence[logscan.LogLine]) -> list[str]:
-    """The unrecognised lines of a text, lower-cased, each cut at :data:`PROSE_CHARS`, without
-    Markdown's emphasis (``*without* a GPU``)."""
-    return [
-        line.text[:PROSE_CHARS].lower().replace("*", "")
-        for line in classified[:PROSE_LINES]
-        if line.rule is None
-    ]
-
-
-def _says_gpu_missed(
-    stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine], said_no_gpu: bool
-) -> bool:
-    if stated.cuda_visible_devices is not None and stated.cuda_visible_devices.strip() in (
-        "",
-        "-1",
-    ):
-        return False  # the GPU hidden on purpose
-    lines = [t for t in prose(classified) if "gpu" in t or "cpu" in t]
-    if not lines or said_no_gpu:
-        return False
-    return any(_GPU_MISSED.search(t) for t in lines)
-
-
-_QUOTED = re.compile(r'(?<![\d\w])"[^"\n]*"|`[^`\n]*`|\u201c[^\u201d]*\u201d')
-"""Words quoted in a sentence: someone else's (a message's), not the writer's. A ``"`` after a
-digit or letter is an inch mark or part of a word, not a quote."""
-
-
-def _said(classified: Sequence[logscan.LogLine]) -> list[str]:
-    """What the writer says, lower-cased: the prose, and the sentences that quote a message (a
-    line without a log prefix: "on a machine *without* a GPU, this emits 'failed call to
-    cuInit'"), without Markdown's emphasis and without the quoted words; not a printed message,
-    nor one pasted without its prefix (TensorFlow's own "if you do not have a GPU set up")."""
-    said = []
-    for line in classified[:PROSE_LINES]:
-        if line.rule is not None and line.severity is not None:
-            continue  # a printed message
-        text = _QUOTED.sub(" ", line.text[:PROSE_CHARS].replace("*", ""))
-        if line.rule is not None and line.rule.pattern.search(text):
-            continue  # the message itself, pasted without its prefix
-        said.append(text.lower())
-    return said
-
-
-def _says_no_gpu_here(said: Sequence[str]) -> bool:
-    """The words say there is no GPU there or the CPU is wanted."""
-    return any(_NO_GPU_HERE.search(t) for t in said if "gpu" in t or "cpu" in t or "graphics" in t)
-
-
-_GPU_BUILD_NAMED = re.compile(r"(?<![\w-])(?:tensorflow|tf-nightly)-gpu\b(?!\s+is deprecated)")
-_NEGATED = re.compile(
-    r"(?:\bnot|n't|\bno|\bwithout|\bneed to|\bneeds to|\bbefore|\buninstall(?:ed|ing)?|"
-    r"\binstead of|\bremoved?)\s+(?:\S+\s+){0,2}$"
-)
-"""Words right before a name that say it is not what is there ("not tensorflow-gpu", "without
-installing CUDA", "I uninstalled tensorflow-gpu", "do I need to install CUDA")."""
-
-
-def _named(pattern: re.Pattern[str], lines: Sequence[str]) -> bool:
-    """``pattern`` occurs in a line, not right after words that negate it."""
-    for text in lines:
-        for match in pattern.finditer(text):
-            if not _NEGATED.search(text[max(0, match.start() - 40) : match.start()]):
-                return True
-    return False
-
-
-def gpu_build_named(stated: textfacts.StatedFacts, words: Sequence[str]) -> bool:
-    """A GPU build of TensorFlow by its own name is installed or used, as the text states it."""
-    return any(stated.package(name) for name in diagnosis.GPU_BUILDS) or _named(
-        _GPU_BUILD_NAMED, [t for t in words if "-gpu" in t]
-    )
-
-
-_GPU_SETUP = re.compile(
-    r"\b(?:pip3?|conda|mamba)\s+install\s+(?:-\S+\s+)*(?:tensorflow-gpu|tf-nightly-gpu|"
-    r"tfjs-node-gpu|\S*tensorflow\[and-cuda\])"
-    r"|\b(?:tensorflow|tf-nightly)-gpu\s*(?:==|v)?\s*\d+\.\d+"
-    r"|\binstalled\s+(?:the\s+)?(?:nvidia\s+)?cuda\b"
-    r"|\bcuda\s*(?:toolkit\s*)?\d+(?:\.\d+)*\s+(?:is\s+)?installed\b"
-)
-"""Words that say the machine was set up for an NVIDIA GPU: a GPU build installed, CUDA
-installed ("pip install tensorflow-gpu==2.2.0", "with cuda 11 installed", "I installed the CUDA
-9.0")."""
-
-
-def _set_up_for_a_gpu(stated: textfacts.StatedFacts, said: Sequence[str]) -> bool:
-    """The text shows the machine set up for an NVIDIA GPU (a CUDA toolkit or cuDNN it states
-    installed, :data:`_GPU_SETUP`'s words), and does not say there is no GPU: whoever set it up
-    wanted the GPU. (A CUDA a release needs or was built against is not one installed:
-    ``StatedFacts.needed``.)"""
-    if _says_no_gpu_here(said):
-        return False
-    return bool(stated.cuda_version or stated.cudnn_version) or _named(
-        _GPU_SETUP, [t for t in said if "gpu" in t or "cuda" in t]
-    )
 
 
 def kind_words(kind: str, gpu_expected: bool) -> str:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tf_gpucheck.checks import diagnosis, remedies, textual
+from tf_gpucheck.checks import diagnosis, remedies
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.reading import logscan, textfacts
+from tf_gpucheck.reading import logscan, textfacts, wanted
 
 _SYMPTOM_WORDS = (
     r"(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
@@ -120,7 +120,7 @@ def whole_reading_findings(
     )
     # what the words say went wrong, outside the lines the rules know (a harmless message such
     # as "Unable to register cuDNN factory" says "unable" too); read where it decides
-    words = textual.prose(classified)
+    words = wanted.prose(classified)
     failed = _says(_FAILED, _FAILED_KEYS, words)
     causes = [(code, p) for code, p in ranked if code != "noise"]
     top, _p = ranked[0]
