@@ -238,10 +238,10 @@ def _releases_allowed(matrix: Matrix, spec: str) -> list[TfRelease] | None:
     """The matrix's releases a requirement allows, newest first (every one for a bare name);
     ``None`` for a specifier that does not parse."""
     try:
-        wanted = SpecifierSet(spec)
+        specifier = SpecifierSet(spec)
     except InvalidSpecifier:
         return None
-    rows = [r for r in matrix.newest_first() if wanted.contains(r.version, prereleases=True)]
+    rows = [r for r in matrix.newest_first() if specifier.contains(r.version, prereleases=True)]
     exact = re.fullmatch(r"===?\s*(\d+(?:\.\d+)*)(?:\.\*)?", spec.strip())
     if not rows and exact:  # "==2.10.1": the matrix holds each series by its first release
         row = matrix.release(exact.group(1))
@@ -249,26 +249,29 @@ def _releases_allowed(matrix: Matrix, spec: str) -> list[TfRelease] | None:
     return rows
 
 
-_INDEX_TROUBLE = re.compile(
-    r"Retrying \(Retry|NewConnectionError|ConnectTimeoutError|ProxyError|SSLError"
-    r"|Could not fetch URL|--index-url|--extra-index-url|Looking in indexes: (?!https://pypi\.org)",
+_OTHER_INDEX = re.compile(
+    r"Retrying \(Retry|ProxyError|SSLError|--index-url|--extra-index-url"
+    r"|Looking in indexes: (?!https://pypi\.org)",
     re.IGNORECASE,
 )
-"""pip's words that it could not reach the package index, or used another one: "(from versions:
-none)" then says nothing of the platform."""
+"""pip's words that it retried, went through a proxy or TLS that failed, or used another index
+than PyPI; with the proof's :data:`~tf_gpucheck.installer.proof.NETWORK_TROUBLE` (the index not
+reached), "(from versions: none)" then says nothing of the platform."""
 
 
 def _platform_has_no_wheel(
-    lines: Sequence[str], matrix: Matrix, name: str, spec: str, python: str | None
+    lines: Sequence[str], matrix: Matrix, name: str, spec: str, python: str
 ) -> bool:
     """ "(from versions: none)" for ``tensorflow`` pinned to releases that support the Python the
     text states, from the package index itself: the interpreter's platform has no wheel. A bare
     name is not judged so: the releases of the day the text was written are not known, and a
     Python newer than all of them was then the cause. The other distributions' releases are not
     the matrix's."""
-    if name != "tensorflow" or not python or not spec.strip():
+    from tf_gpucheck.installer.proof import NETWORK_TROUBLE
+
+    if name != "tensorflow" or not spec.strip():
         return False
-    if any(_INDEX_TROUBLE.search(line) for line in lines):
+    if any(_OTHER_INDEX.search(line) or any(m in line for m in NETWORK_TROUBLE) for line in lines):
         return False
     return any(r.supports_python(python) for r in _releases_allowed(matrix, spec) or [])
 
@@ -343,10 +346,9 @@ def _python_pip_cannot_serve(
                 "python_unsupported",
             )
         ]
-    allowed = _releases_allowed(matrix, spec)
-    if allowed is None:
+    rows = _releases_allowed(matrix, spec)
+    if rows is None:
         return []
-    rows = allowed
     if python is None and offered and rows:
         implied = _pythons_pip_offered_for(offered, matrix)
         if implied and not any(r.supports_python(p) for r in rows for p in implied):

@@ -91,7 +91,11 @@ def said(classified: Sequence[logscan.LogLine]) -> list[str]:
 
 def says_no_gpu_here(said: Sequence[str]) -> bool:
     """The words say there is no GPU there or the CPU is wanted."""
-    return any(NO_GPU_HERE.search(t) for t in said if "gpu" in t or "cpu" in t or "graphics" in t)
+    return any(NO_GPU_HERE.search(t) for t in said if any(k in t for k in _NO_GPU_KEYS))
+
+
+_NO_GPU_KEYS = ("gpu", "cpu", "graphics", "card", "intel", "purpose", "want")
+"""A word of each of :data:`NO_GPU_HERE`'s forms: a line with none of them is not searched."""
 
 
 _GPU_BUILD_NAMED = re.compile(r"(?<![\w-])(?:tensorflow|tf-nightly)-gpu\b(?!\s+is deprecated)")
