@@ -733,3 +733,29 @@ def test_a_dll_another_module_cannot_find_is_not_read_as_tensorflows() -> None:
         "could not be found.\n"
     )
     assert _first_cause(line) != "msvc_runtime_missing"
+
+
+def test_a_library_tensorflow_loads_only_for_a_found_gpu_is_a_failure_on_its_own() -> None:
+    # cuDNN and the math libraries are dlopened only after the driver listed a GPU (TF's
+    # dlopen_checker.cc from gpu_device.cc): alone, the line still means a GPU goes unused.
+    # Titles of https://github.com/tensorflow/tensorflow/issues/45200 and
+    # https://github.com/Visual-Behavior/detr-tensorflow/issues/8, as their reporters wrote them.
+    for text, cause in (
+        ("Could not load dynamic library 'libcudnn.so.8'", "cudnn_missing"),
+        (
+            "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10",
+            "cuda_libs_missing",
+        ),
+    ):
+        report = explain(text, load_matrix(), similar=False).report
+        assert report.verdict.value == "fail", text
+        assert report.causes[0].code == cause
+    # the CUDA runtime alone is tried with or without a GPU: not an alarm by itself
+    # (https://github.com/google/lightweight_mmm/issues/23, which ran fine on the CPU)
+    report = explain(
+        "2022-06-22 15:44:53.578885: W tensorflow/stream_executor/platform/default/dso_loader.cc:64]"
+        " Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+        load_matrix(),
+        similar=False,
+    ).report
+    assert report.verdict.value == "ok"

@@ -261,9 +261,35 @@ def test_libcuda_is_the_driver_wherever_it_appears() -> None:
     )
 
 
-def test_every_dso_loader_failure_is_no_gpu_and_names_its_library() -> None:
-    for rule_id in ("dlopen_libcuda", "dlopen_cudnn", "dlopen_failed", "cudart_dlerror"):
+def test_what_is_tried_without_a_gpu_is_no_gpu_the_rest_actionable_and_named() -> None:
+    # Tried at import or at cuInit, with or without a GPU: the CUDA runtime and the driver.
+    for rule_id in ("dlopen_libcuda", "dlopen_failed", "cudart_dlerror"):
         assert RULES[rule_id].kind == "no_gpu", rule_id
+    # Tried only once the driver has listed a GPU (dlopen_checker.cc, from GetValidDeviceIds):
+    # cuDNN and the math libraries; the real runs without a GPU never print them (above).
+    for rule_id in ("dlopen_cudnn", "dlopen_gpu_library"):
+        assert RULES[rule_id].kind == "actionable", rule_id
+    for line, rule_id in (  # each as a real report or run printed it
+        # https://github.com/Visual-Behavior/detr-tensorflow/issues/8 (its title)
+        (
+            "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10",
+            "dlopen_gpu_library",
+        ),
+        # https://github.com/atulapra/Emotion-detection/issues/65
+        (
+            "2024-02-23 14:22:42.335515: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cublasLt64_11.dll'; dlerror: cublasLt64_11.dll not found",
+            "dlopen_gpu_library",
+        ),
+        # https://github.com/tensorflow/tensorflow/issues/45200 (its title)
+        ("Could not load dynamic library 'libcudnn.so.8'", "dlopen_cudnn"),
+        # https://github.com/aws/deep-learning-containers/pull/235 (TensorBoard's profiler)
+        (
+            "2020-06-03 01:47:51.923816: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libcupti.so.10.1'; dlerror: libcupti.so.10.1: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/local/openmpi/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64",
+            "dlopen_failed",
+        ),
+    ):
+        (seen,) = logscan.classify([line])
+        assert seen.rule is not None and seen.rule.id == rule_id, line
     libraries = {
         line.library
         for line in logscan.classify([e["line"] for e in EXAMPLES])
