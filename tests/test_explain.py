@@ -759,3 +759,41 @@ def test_a_library_tensorflow_loads_only_for_a_found_gpu_is_a_failure_on_its_own
         similar=False,
     ).report
     assert report.verdict.value == "ok"
+
+
+def test_lines_normal_without_a_gpu_beside_words_of_a_failure_cannot_be_told_ok() -> None:
+    # https://github.com/volotat/DiffMorph/issues/19, title and text as written: the line is
+    # normal without a GPU, the words say it was an error: neither "ok" nor a sure failure
+    report = explain(
+        "\"Could not load dynamic library 'cudart64_110.dll'\"\n",
+        load_matrix(),
+        similar=False,
+        title="Need to mention CUDA 11.3 lib as a requirement if running on RTX for missing "
+        "cudart64_110.dll error",
+    ).report
+    assert report.verdict.value == "warn"
+    first = report.first_fix
+    assert first is not None and first.cause == "cuda_libs_missing"
+    assert first.summary.startswith("cannot tell for sure from the text whether this machine has")
+    assert "nvidia-smi on that machine" in first.summary
+    assert first.fix  # the fix for the machine that has the GPU is still given
+
+
+def test_the_writers_words_beside_a_message_quoted_without_its_prefix_are_read() -> None:
+    # https://stackguides.com/questions/59823283 (title and text as posted): "CPU-only" is the
+    # writer's, around the quoted message; TensorFlow's own "if you do not have a GPU set up"
+    # after "Ignore above cudart dlerror" is TensorFlow's (the rule's real example shows it)
+    from tf_gpucheck.reading import logscan, wanted
+
+    title = "Could not load dynamic library 'cudart64_101.dll' on tensorflow CPU-only installation"
+    assert wanted.said(logscan.classify([title])) == ["on tensorflow cpu-only installation"]
+    tf_words = "Ignore above cudart dlerror if you do not have a GPU set up on your machine."
+    assert wanted.said(logscan.classify([tf_words])) == []
+    report = explain(
+        "2020-01-20 12:27:44.554767: W tensorflow/stream_executor/platform/default/dso_loader.cc:55]"
+        " Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found\n",
+        load_matrix(),
+        similar=False,
+        title=title,
+    ).report
+    assert report.verdict.value == "ok"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tf_gpucheck.checks import diagnosis, remedies, textual, wholetext
-from tf_gpucheck.checks.findings import Report
+from tf_gpucheck.checks.findings import Report, Status
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.reading import logscan, textfacts, textlines
 from tf_gpucheck.reading.logrules import Rule
@@ -260,11 +260,17 @@ def _explain(
         )
     result = diagnosis.diagnose(findings, [], fix_for=remedies.planned(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
-    if report.first_fix is None:
-        # no message and no stated fact names a cause: what the text says as a whole
-        whole = wholetext.whole_reading_findings(
-            lines, findings, classified, stated, known, matrix, model=model
-        )
+    first = report.first_fix
+    if first is None or first.status is Status.INFO:
+        # no message and no stated fact names a cause, or only lines normal without a GPU do:
+        # what the text says as a whole
+        if first is None:
+            whole = wholetext.whole_reading_findings(
+                lines, findings, classified, stated, known, matrix, model=model
+            )
+        else:
+            whole = wholetext.conditional_reading(lines, findings, classified, stated, model)
+            findings = [f for f in findings if not any(f.cause == w.cause for w in whole)]
         if whole:
             result = diagnosis.diagnose(
                 [*findings, *whole], [], fix_for=remedies.planned(known, matrix)

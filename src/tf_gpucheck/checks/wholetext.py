@@ -4,6 +4,7 @@ sure" with the two likeliest causes and what would decide between them."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -157,3 +158,48 @@ def whole_reading_findings(
         + ", ".join(f"{c} {q:.0%}" for c, q in causes[:3])
     )
     return [Finding("reading", status, summary, details, fix, code)]
+
+
+_IF_A_GPU = "if this machine has an NVIDIA GPU: "
+"""How a finding from lines normal without a GPU starts, where nothing says there is one."""
+
+
+def conditional_reading(
+    lines: Sequence[str],
+    findings: Sequence[Finding],
+    classified: Sequence[logscan.LogLine],
+    stated: textfacts.StatedFacts,
+    model: object | None = None,
+) -> list[Finding]:
+    """Lines that are normal without a GPU and an error with one ("Could not load dynamic
+    library 'libcudart.so.11.0'"), in a text that says neither: the text as a whole decides
+    whether it reads as harmless. Where the writer's words say something went wrong and the
+    reader's model does not read the text as harmless, the hint becomes "cannot tell for sure",
+    with both readings and what decides between them."""
+    from tf_gpucheck.reading import textmodel
+
+    hints = [f for f in findings if f.status is Status.INFO and f.summary.startswith(_IF_A_GPU)]
+    if (
+        not hints
+        or model is textmodel.OFF
+        or any(f.status in (Status.FAIL, Status.WARN) for f in findings)
+    ):
+        return []
+    if wanted.says_no_gpu_here(wanted.said(classified)):
+        return []  # the writer says there is no GPU there: the lines are what it prints then
+    if not _says(_FAILED, _FAILED_KEYS, wanted.prose(classified)):
+        return []  # nothing outside the known messages says anything went wrong
+    reader = model if model is not None else textmodel.load()
+    if not isinstance(reader, textmodel.Model):
+        return []
+    ranked = reader.probabilities(textmodel.features(lines, classified, stated))
+    if ranked[0][0] == "noise":
+        return []  # it reads as the harmless lines of a machine without a GPU
+    chance = dict(ranked)
+    hint = max(hints, key=lambda f: chance.get(f.cause or "", 0.0))
+    summary = (
+        f"cannot tell for sure from the text whether this machine has an NVIDIA GPU for "
+        f"TensorFlow: with one, {hint.summary.removeprefix(_IF_A_GPU)}; without one these lines "
+        f"are normal (harmless: {chance.get('noise', 0.0):.0%}); {DECIDES['driver']}"
+    )
+    return [dataclasses.replace(hint, status=Status.WARN, summary=summary)]

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from tf_gpucheck.reading import logscan, textfacts
+from tf_gpucheck.reading.logrules import Rule
 
 GPU_BUILDS = frozenset({"tensorflow-gpu", "tf-nightly-gpu"})
 """The distributions that are a GPU build by name."""
@@ -83,10 +84,27 @@ def said(classified: Sequence[logscan.LogLine]) -> list[str]:
         if line.rule is not None and line.severity is not None:
             continue  # a printed message
         text = _QUOTED.sub(" ", line.text[:PROSE_CHARS].replace("*", ""))
-        if line.rule is not None and line.rule.pattern.search(text):
-            continue  # the message itself, pasted without its prefix
+        if line.rule is not None:
+            text = _around_message(line.rule, text)
+            if not text:
+                continue  # the message itself, pasted without its prefix
         out.append(text.lower())
     return out
+
+
+def _around_message(rule: Rule, text: str) -> str:
+    """The writer's words around a message quoted without its prefix ("Could not load dynamic
+    library 'cudart64_101.dll' on tensorflow CPU-only installation"): the line without the
+    message, where what is left is not the rest of the message as it is printed (TensorFlow's
+    "Ignore above cudart dlerror if you do not have a GPU set up on your machine." is all
+    TensorFlow's, as the rule's real examples show)."""
+    match = rule.pattern.search(text)
+    if match is None:
+        return text
+    rest = (text[: match.start()] + " " + text[match.end() :]).strip(" .,;:'\"-")
+    if len(rest) < 8 or any(rest.lower() in e.line.lower() for e in rule.examples):
+        return ""
+    return rest
 
 
 def says_no_gpu_here(said: Sequence[str]) -> bool:
@@ -98,7 +116,12 @@ _NO_GPU_KEYS = ("gpu", "cpu", "graphics", "card", "intel", "purpose", "want")
 """A word of each of :data:`NO_GPU_HERE`'s forms: a line with none of them is not searched."""
 
 
-_GPU_BUILD_NAMED = re.compile(r"(?<![\w-])(?:tensorflow|tf-nightly)-gpu\b(?!\s+is deprecated)")
+_GPU_BUILD_NAMED = re.compile(
+    r"(?<![\w-])(?:tensorflow|tf-nightly|tensorflow-nightly|tf|tfjs-node)-gpu\b"
+    r"(?!\s+is deprecated)"
+)
+"""A GPU build by name, also as people write it: "tensorflow-nightly-gpu" (tf-nightly-gpu),
+"tf-gpu 1.14", the GPU build of TensorFlow.js for Node (tfjs-node-gpu)."""
 _NEGATED = re.compile(
     r"(?:\bnot|n't|\bno|\bwithout|\bneed to|\bneeds to|\bbefore|\buninstall(?:ed|ing)?|"
     r"\binstead of|\bremoved?)\s+(?:\S+\s+){0,2}$"
@@ -126,7 +149,7 @@ def gpu_build_named(stated: textfacts.StatedFacts, words: Sequence[str]) -> bool
 _GPU_SETUP = re.compile(
     r"\b(?:pip3?|conda|mamba)\s+install\s+(?:-\S+\s+)*(?:tensorflow-gpu|tf-nightly-gpu|"
     r"tfjs-node-gpu|\S*tensorflow\[and-cuda\])"
-    r"|\b(?:tensorflow|tf-nightly)-gpu\s*(?:==|v)?\s*\d+\.\d+"
+    r"|\b(?:tensorflow|tf-nightly|tensorflow-nightly|tf)-gpu\s*(?:==|v)?\s*\d+\.\d+"
     r"|\binstalled\s+(?:the\s+)?(?:nvidia\s+)?cuda\b"
     r"|\bcuda\s*(?:toolkit\s*)?\d+(?:\.\d+)*\s+(?:is\s+)?installed\b"
 )
