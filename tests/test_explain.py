@@ -773,7 +773,8 @@ def test_lines_normal_without_a_gpu_beside_words_of_a_failure_cannot_be_told_ok(
     ).report
     assert report.verdict.value == "warn"
     first = report.first_fix
-    assert first is not None and first.cause == "cuda_libs_missing"
+    assert first is not None
+    assert first.cause == "cuda_libs_missing"
     assert first.summary.startswith("cannot tell for sure from the text whether this machine has")
     assert "nvidia-smi on that machine" in first.summary
     assert first.fix  # the fix for the machine that has the GPU is still given

@@ -289,7 +289,8 @@ def test_what_is_tried_without_a_gpu_is_no_gpu_the_rest_actionable_and_named() -
         ),
     ):
         (seen,) = logscan.classify([line])
-        assert seen.rule is not None and seen.rule.id == rule_id, line
+        assert seen.rule is not None, line
+        assert seen.rule.id == rule_id, line
     libraries = {
         line.library
         for line in logscan.classify([e["line"] for e in EXAMPLES])
