@@ -89,6 +89,27 @@ _DECIDER_OF = {
 }
 
 
+_PLACE_FAMILY = frozenset(diagnosis.PLACE_CAUSES.values())
+"""The causes that say the place it runs in was started without a GPU."""
+
+
+def _at_the_place(
+    causes: Sequence[tuple[str, float]], stated: textfacts.StatedFacts
+) -> list[tuple[str, float]]:
+    """The model's causes, where one says a place was started without a GPU, as the place the
+    text shows says it (a container started without a GPU in a Kubernetes pod is the pod's
+    missing ``nvidia.com/gpu`` limit), in the model's order."""
+    here = diagnosis.PLACE_CAUSES.get(stated.place or "")
+    if here is None:
+        return list(causes)
+    out: list[tuple[str, float]] = []
+    for c, q in causes:
+        named = here if c in _PLACE_FAMILY else c
+        if not any(o == named for o, _ in out):
+            out.append((named, q))
+    return out
+
+
 def whole_reading_findings(
     lines: Sequence[str],
     findings: Sequence[Finding],
@@ -125,7 +146,7 @@ def whole_reading_findings(
     failed = _says(_FAILED, _FAILED_KEYS, words)
     causes = [(code, p) for code, p in ranked if code != "noise"]
     top, _p = ranked[0]
-    (code, p), (second, p2) = causes[0], causes[1]
+    (code, p), (second, p2) = _at_the_place(causes, stated)[:2]
     if top == "noise" and not failed:
         return []  # it reads as harmless, and nothing outside the known messages says otherwise
     if not failed and (
