@@ -574,14 +574,19 @@ def test_a_gpu_the_text_says_was_wanted_makes_the_no_gpu_lines_evidence() -> Non
         "I do not have a GPU and TF is showing me:",
         "I don't have a GPU, so these can't matter?",
         "My laptop has no GPU and cannot run CUDA",
-        "CUDA is not installed. Safe to ignore?",
         "I set CUDA_VISIBLE_DEVICES=-1 so it runs only on the CPU, as I want",
         "I'm not using the GPU on purpose",
-        "텐서플로우 설치 안내",
-        "tensorflow-gpu 설치 안내",
     ):
         none = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
         assert none.report.verdict.value == "ok", words
+    # words that say neither: with a GPU the line is the cause, without one it is normal; the
+    # text is not read as harmless, so it is "cannot tell for sure", never "nothing to fix"
+    unsure = explain(
+        f"CUDA is not installed. Safe to ignore?\n{line}\n", load_matrix(), similar=False
+    )
+    assert unsure.report.verdict.value == "warn"
+    assert unsure.report.first_fix is not None
+    assert unsure.report.first_fix.summary.startswith("cannot tell for sure")
     for words in ("TensorFlow does not use my GPU", "training runs only on the CPU", "GPU无法使用"):
         said = explain(f"{words}\n{line}\n", load_matrix(), similar=False)
         assert said.report.verdict.value == "fail", words
@@ -624,18 +629,20 @@ _CUDART_101 = (
             "fail",
         ),
         ("I use tensorflow-gpu 1.14", "fail"),
-        # no set-up: negated, asked, undone, or a machine without a GPU in other words
-        ("Do I need to install CUDA for this?", "ok"),
+        # no set-up, only asked, undone or named otherwise: with a GPU the line is the cause,
+        # without one normal, so "cannot tell for sure" (a warning, never "nothing to fix")
+        ("Do I need to install CUDA for this?", "warn"),
+        ("I uninstalled tensorflow-gpu yesterday", "warn"),
+        ("tensorflow-gpu is deprecated so I installed plain tensorflow", "warn"),
+        ("pip install tensorflow, not tensorflow-gpu", "warn"),
+        # a machine without a GPU, or the CPU wanted, in other words
         ("I run it on the CPU without installing CUDA", "ok"),
         ("I have not installed CUDA since my laptop has no NVIDIA card", "ok"),
         ("I installed CUDA 12.5 but this laptop has no NVIDIA card", "ok"),
         ("CUDA 10.1 installed, but I have no GPU", "ok"),
         ("my laptop only has Intel integrated graphics and CUDA 10.1 is installed", "ok"),
-        ("I uninstalled tensorflow-gpu yesterday", "ok"),
-        ("tensorflow-gpu is deprecated so I installed plain tensorflow", "ok"),
         ("TF 2.15 is built against CUDA 12.2 but I'm on a CPU laptop", "ok"),
         ('My 13" MacBook, without a GPU, has "CUDA 10.1" installed', "ok"),
-        ("pip install tensorflow, not tensorflow-gpu", "ok"),
     ],
 )
 def test_a_text_set_up_for_a_gpu_makes_the_no_gpu_lines_evidence(words: str, verdict: str) -> None:

@@ -194,9 +194,9 @@ def conditional_reading(
 ) -> list[Finding]:
     """Lines that are normal without a GPU and an error with one ("Could not load dynamic
     library 'libcudart.so.11.0'"), in a text that says neither: the text as a whole decides
-    whether it reads as harmless. Where the writer's words say something went wrong and the
-    reader's model does not read the text as harmless, the hint becomes "cannot tell for sure",
-    with both readings and what decides between them."""
+    whether it reads as harmless. Where the reader's model does not read the text as harmless,
+    the hint becomes "cannot tell for sure", with both readings and what decides between them:
+    a text pasted as a problem is not answered "nothing to fix" unless it reads as harmless."""
     from tf_gpucheck.reading import textmodel
 
     hints = [f for f in findings if f.status is Status.INFO and f.summary.startswith(_IF_A_GPU)]
@@ -208,8 +208,6 @@ def conditional_reading(
         return []
     if wanted.says_no_gpu_here(wanted.said(classified)):
         return []  # the writer says there is no GPU there: the lines are what it prints then
-    if not _says(_FAILED, _FAILED_KEYS, wanted.prose(classified)):
-        return []  # nothing outside the known messages says anything went wrong
     reader = model if model is not None else textmodel.load()
     if not isinstance(reader, textmodel.Model):
         return []

@@ -36,8 +36,10 @@ NO_GPU_HERE = re.compile(
     r"|\bno nvidia (?:gpu|card|graphics)|\bwithout (?:a |any )?(?:nvidia )?gpu\b"
     r"|\bcpu[- ]only\b|\bcpu (?:laptop|machine|server|box)\b|\bintegrated graphics\b"
     r"|\bintel (?:hd|uhd|iris)\b|\bon purpose\b|\bas (?:i|we) want"
+    r"|\b(?:i|we) (?:run|train|use) (?:it |this |tensorflow |tf )?on (?:the |my |a )?cpu\b"
 )
-"""Prose that says there is no GPU there, or that the CPU is wanted: no GPU was missed."""
+"""Prose that says there is no GPU there, or that the CPU is wanted ("I run it on the CPU"; not
+"it runs only on the CPU", a complaint): no GPU was missed."""
 
 PROSE_LINES = 5000
 PROSE_CHARS = 1000
