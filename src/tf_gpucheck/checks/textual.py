@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tf_gpucheck.checks import diagnosis, registry, remedies
+from tf_gpucheck.checks import diagnosis, familywheels, registry, remedies
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.checks.statedsnapshot import CHECK_FACTS, has_fact, said_for, stated_snapshot
 from tf_gpucheck.matrix import Matrix, TfRelease
@@ -76,6 +76,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     findings = (
         *_managed_runtime_findings(stated, evidence, matrix, known),
         *_python_pip_cannot_serve(lines, stated, evidence, matrix),
+        *familywheels.family_pip_cannot_serve(lines, stated, evidence),
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
         *stated_checks(stated, matrix),

@@ -5,7 +5,9 @@
 - ``causes.yaml``: every cause code documented: what it means, how to confirm it by hand, the
   fix per platform, the sources;
 - ``facts.yaml``: the patterns that read facts people state in prose (versions, packages, OS);
-- ``reports/<family>.yaml``: real, solved public reports (the similar-reports knowledge base).
+- ``reports/<family>.yaml``: real, solved public reports (the similar-reports knowledge base);
+- ``wheels.yaml``: which Pythons and platforms PyPI has wheels of for the packages of
+  TensorFlow's family (read from PyPI's JSON API by ``scripts/pypi_wheels.py``).
 
 Files are read once, when first needed (never by ``gpucheck --help`` or ``detect``), with
 libyaml where present.

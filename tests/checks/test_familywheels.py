@@ -1,0 +1,64 @@
+"""pip's "(from versions: none)" for a package of TensorFlow's family, judged by PyPI's wheels of
+it (knowledge/wheels.yaml): the Python or the platform that never had one, and nothing where the
+wheels cover what the text states."""
+
+from __future__ import annotations
+
+import yaml
+
+from tests.paths import ROOT
+from tf_gpucheck import knowledge
+from tf_gpucheck.explain import explain
+from tf_gpucheck.matrix import load_matrix
+
+MATRIX = load_matrix()
+
+
+def _report(url: str) -> dict[str, str]:
+    folders = (ROOT / "src/tf_gpucheck/knowledge/reports", ROOT / "benchmarks/samples")
+    for path in (p for folder in folders for p in sorted(folder.rglob("*.yaml"))):
+        for entry in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+            if isinstance(entry, dict) and entry.get("url") == url:
+                return entry
+    raise AssertionError(url)
+
+
+def _first(url: str) -> tuple[str | None, str]:
+    report = _report(url)
+    said = explain(report["text"], MATRIX, exclude=url, title=report.get("title")).report
+    assert said.first_fix is not None
+    return said.first_fix.cause, said.first_fix.summary
+
+
+def test_every_package_of_the_table_names_the_pypi_listing_it_was_read_from() -> None:
+    table = knowledge.read("wheels.yaml")
+    assert table["fetched"]
+    assert "scripts/pypi_wheels.py" in table["how"]
+    for name, entry in table["packages"].items():
+        assert entry["source"] == f"https://pypi.org/pypi/{name}/json"
+        assert entry["wheels"], name
+        assert set(entry["newest_wheels"]) <= set(entry["wheels"]), name
+
+
+def test_a_python_no_platform_ever_had_a_wheel_for_is_the_python() -> None:
+    # tensorflow/addons#2874: Python 3.12; TensorFlow Addons' last wheels are for 3.9-3.11
+    cause, summary = _first("https://github.com/tensorflow/addons/issues/2874")
+    assert cause == "python_unsupported"
+    assert "no release of tensorflow-addons has a wheel for Python 3.12 on any platform" in summary
+
+
+def test_a_python_other_platforms_have_wheels_for_is_the_platform() -> None:
+    # tensorflow/text#89: Python 3.5.4 on 64-bit Windows; tensorflow-text has Linux and macOS
+    # wheels for 3.5, and Windows wheels only for 3.6-3.10 (settled: "we do not have a Windows
+    # ready release")
+    cause, summary = _first("https://github.com/tensorflow/text/issues/89")
+    assert cause == "install_resolution_failed"
+    assert "on 64-bit Windows no release has one for it (only for Python 3.6-3.10)" in summary
+
+
+def test_wheels_that_cover_what_the_text_states_leave_the_day_to_decide() -> None:
+    # tensorflow/data-validation#200: Python 3.9 on Linux, for which TFDV has wheels today (not
+    # on the day it was written): the table says nothing, so no Python or platform is blamed
+    report = _report("https://github.com/tensorflow/data-validation/issues/200")
+    said = explain(report["text"], MATRIX, exclude=report["url"], title=report["title"]).report
+    assert not any("no release of tensorflow-data-validation" in f.summary for f in said.findings)
