@@ -380,7 +380,7 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
 
 
 @remedy("tf_cpu_only_build")
-def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
+def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     conda = [
         e.text
         for e in evidence
@@ -392,8 +392,8 @@ def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> st
         # GPU builds are gpu_py..., conda-forge's cuda<version>py...
         version = known.tf_version or "*"
         if any("cpu_py" in text for text in conda):
-            return f'conda install -c conda-forge "tensorflow={version}=cuda*"'
-        return f'conda install "tensorflow={version}=gpu*"'
+            return intent.conda_install(f"tensorflow={version}=cuda*", channel="conda-forge")
+        return intent.conda_install(f"tensorflow={version}=gpu*")
     if known.snapshot is not None:
         names = [d.name for d in commands.main_distributions(known.snapshot)]
         return replacement.replace_distributions(known, matrix, names or ["tensorflow-cpu"])

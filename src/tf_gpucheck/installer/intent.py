@@ -46,7 +46,19 @@ class Shell:
     verb = None
 
 
-Step = Install | Uninstall | Shell
+@dataclass(frozen=True)
+class CondaInstall:
+    """Install conda ``specs`` (``tensorflow=2.15=cuda*``: name, version and build string, as
+    conda matches them) from ``channel``: a package of a conda-managed environment, which pip
+    would install beside rather than replace. Written as conda's own words, not pip's."""
+
+    specs: tuple[str, ...]
+    channel: str | None = None
+
+    verb = "install"
+
+
+Step = Install | Uninstall | Shell | CondaInstall
 
 
 @dataclass(frozen=True)
@@ -75,13 +87,16 @@ class Fix:
 
     def to_dict(self) -> dict[str, object]:
         """The steps as data (``doctor --json``'s ``plan``): each ``{"install": [...],
-        "options": [...]}``, ``{"uninstall": [...]}`` or ``{"shell": "..."}``, and the note."""
+        "options": [...]}``, ``{"uninstall": [...]}``, ``{"conda_install": [...], "channel": ...}``
+        or ``{"shell": "..."}``, and the note."""
         steps: list[dict[str, object]] = []
         for step in self.steps:
             if isinstance(step, Install):
                 steps.append({"install": list(step.requirements), "options": list(step.options)})
             elif isinstance(step, Uninstall):
                 steps.append({"uninstall": list(step.names)})
+            elif isinstance(step, CondaInstall):
+                steps.append({"conda_install": list(step.specs), "channel": step.channel})
             else:
                 steps.append({"shell": step.words})
         return {"steps": steps, "note": self.note}
@@ -151,7 +166,14 @@ def step_values(step: Install | Uninstall, *, uv: bool = False) -> list[str]:
 def plain_words(step: Step) -> str:
     if isinstance(step, Shell):
         return step.words
+    if isinstance(step, CondaInstall):
+        channel = ["-c", step.channel] if step.channel else []
+        return " ".join(["conda", "install", *channel, *(f'"{s}"' for s in step.specs)])
     return " ".join(["pip", step.verb, *step_args(step)])
+
+
+def conda_install(*specs: str, channel: str | None = None, note: str = "") -> Fix:
+    return Fix((CondaInstall(tuple(specs), channel),), note)
 
 
 def shell(words: str, note: str = "") -> Fix:

@@ -11,6 +11,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 
 from tf_gpucheck.installer.intent import (
+    CondaInstall,
     Fix,
     Install,
     Shell,
@@ -114,7 +115,7 @@ def _plain(fix: Fix) -> _Line:
 
 
 def _requirements(step: Step) -> tuple[str, ...]:
-    if isinstance(step, Shell):
+    if isinstance(step, Shell | CondaInstall):
         return ()
     return step.requirements if isinstance(step, Install) else step.names
 
@@ -169,8 +170,8 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
             if index in outside:
                 made.append(outside[index])
                 continue
-            if isinstance(step, Shell):
-                made.append(Part(step.words, None, "other"))
+            if isinstance(step, Shell | CondaInstall):
+                made.append(Part(plain_words(step), None, "other"))
                 continue
             args = step_args(step)
             if runner == "uv" and isinstance(step, Uninstall):
