@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar, Union
 
 T = TypeVar("T")
@@ -134,19 +134,23 @@ def _union(options: tuple[Any, ...]) -> Decoder:
     return union
 
 
+def _each(item: Decoder, pairs: Iterable[tuple[int | str, object]]) -> list[tuple[int | str, Any]]:
+    """Each value decoded, with its index or key; a mismatch says where it is."""
+    out = []
+    for where, value in pairs:
+        try:
+            out.append((where, item(value)))
+        except _Mismatch as exc:
+            exc.segments.append(where)
+            raise
+    return out
+
+
 def _sequence(item_type: Any) -> Decoder:
     def sequence(data: object) -> Any:
         if not isinstance(data, list):
             raise _Mismatch(f"expected an array, got {_type_name(data)}")
-        item = _decoder(item_type)
-        out = []
-        for i, value in enumerate(data):
-            try:
-                out.append(item(value))
-            except _Mismatch as exc:
-                exc.segments.append(i)
-                raise
-        return tuple(out)
+        return tuple(v for _, v in _each(_decoder(item_type), enumerate(data)))
 
     return sequence
 
@@ -155,15 +159,8 @@ def _mapping(value_type: Any) -> Decoder:
     def mapping(data: object) -> Any:
         if not isinstance(data, dict):
             raise _Mismatch(f"expected an object, got {_type_name(data)}")
-        item = _decoder(value_type)
-        out = {}
-        for key, value in data.items():
-            try:
-                out[str(key)] = item(value)
-            except _Mismatch as exc:
-                exc.segments.append(str(key))
-                raise
-        return out
+        pairs = ((str(k), v) for k, v in data.items())
+        return dict(_each(_decoder(value_type), pairs))
 
     return mapping
 
@@ -194,11 +191,7 @@ def _dataclass(cls: type) -> Decoder:
                 missing = _Mismatch("missing")
                 missing.segments.append(name)
                 raise missing
-            try:
-                values[name] = _decoder(hint)(data[name])
-            except _Mismatch as exc:
-                exc.segments.append(name)
-                raise
+            values[name] = _each(_decoder(hint), [(name, data[name])])[0][1]
         return cls(**values)
 
     return dataclass
@@ -236,21 +229,7 @@ def _plain_json(data: object) -> object:
     if data is None or isinstance(data, (str, bool, int, float)):
         return data
     if isinstance(data, list):
-        out = []
-        for i, value in enumerate(data):
-            try:
-                out.append(_plain_json(value))
-            except _Mismatch as exc:
-                exc.segments.append(i)
-                raise
-        return out
+        return [v for _, v in _each(_plain_json, enumerate(data))]
     if isinstance(data, dict):
-        result = {}
-        for key, value in data.items():
-            try:
-                result[str(key)] = _plain_json(value)
-            except _Mismatch as exc:
-                exc.segments.append(str(key))
-                raise
-        return result
+        return dict(_each(_plain_json, ((str(k), v) for k, v in data.items())))
     raise _Mismatch(f"not a JSON value: {_type_name(data)}")
