@@ -155,7 +155,10 @@ def main() -> int:
         "# windows_32bit, any (a pure-Python wheel; its pythons are '2' or '3', any minor).\n"
         "# Made by scripts/pypi_wheels.py; each package's source is the JSON it was read from.\n"
     )
-    OUT.write_text(head + yaml.safe_dump(body, sort_keys=False, width=100, default_flow_style=None), encoding="utf-8")
+    OUT.write_text(
+        head + yaml.safe_dump(body, sort_keys=False, width=100, default_flow_style=None),
+        encoding="utf-8",
+    )
     print(f"wrote {OUT.relative_to(ROOT)}: {len(packages)} packages")
     return 0
 
