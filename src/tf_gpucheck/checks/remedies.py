@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from tf_gpucheck.checks import causedocs, facts, replacement, stale
+from tf_gpucheck.checks import causedocs, facts, replacement, sonames, stale
 from tf_gpucheck.checks.diagnosis import Evidence, Known
 from tf_gpucheck.installer import commands, intent, writer
 from tf_gpucheck.installer.intent import Fix
@@ -105,14 +105,51 @@ def _cuda_libraries(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
         windows = known.os == "Windows"
         cuda = (row.windows_native_cuda if windows else row.cuda) if row else None
         cudnn = (row.windows_native_cudnn if windows else row.cudnn) if row else None
-    if not cuda:
-        return commands.CUDA_BY_HAND
     where = (
         "add their bin folder to PATH"
         if known.os == "Windows"
         else "add their lib64 folder to LD_LIBRARY_PATH"
     )
+    if not cuda:
+        asked = _asked_for(known, matrix, evidence, where) if known.snapshot is None else None
+        return asked or commands.CUDA_BY_HAND
     return f"install CUDA {cuda} and cuDNN {cudnn or '?'} from NVIDIA's archive and {where}"
+
+
+def _asked_for(
+    known: Known, matrix: Matrix, evidence: Sequence[Evidence], where: str
+) -> str | None:
+    """Where the text names no release: the CUDA (or cuDNN) of the library TensorFlow asked for
+    (``libcudart.so.10.1``), and the releases built with it."""
+    asked = sonames.asked_for(e.text for e in evidence)
+    if asked is None:
+        return None
+    kind, version, name = asked
+    windows = known.os == "Windows" or name.lower().endswith(".dll")
+    rows = sonames.releases_built_with(matrix, kind, version, windows=windows)
+    if not rows:
+        return None
+    span = rows[0].version if len(rows) == 1 else f"{rows[-1].version}-{rows[0].version}"
+    if kind == "cuda":
+        what = f"CUDA {version}" if "." in version else f"a CUDA {version}.x"
+        other = _versions(r.windows_native_cudnn if windows else r.cudnn for r in rows)
+        with_ = f" with cuDNN {other}" if other else ""
+    else:
+        what = f"cuDNN {version}"
+        other = _versions(r.windows_native_cuda if windows else r.cuda for r in rows)
+        with_ = f" for CUDA {other}" if other else ""
+    return (
+        f"install {what}{with_} and {where} (TensorFlow asked for {name}: the build of "
+        f"TensorFlow {span}; or a TensorFlow built for the CUDA you have: gpucheck matrix)"
+    )
+
+
+def _versions(values: Iterable[str | None]) -> str:
+    """ "9", "10.0", "10.1" -> "9, 10.0 or 10.1" (in version order)."""
+    from packaging.version import Version
+
+    found = sorted({v for v in values if v}, key=Version)
+    return " or ".join(found) if len(found) < 3 else f"{', '.join(found[:-1])} or {found[-1]}"
 
 
 @remedy("no_nvidia_driver")
