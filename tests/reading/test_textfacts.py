@@ -426,3 +426,20 @@ def test_a_python_version_written_before_the_word() -> None:
     assert said.python_version == "3.10.10"
     # deeppomf/DeepCreamPy#26
     assert extract(["Installed 3.6.7 python on win7 x64"]).python_version == "3.6.7"
+
+
+def test_versions_in_markdown_inline_code_are_read_as_written() -> None:
+    # OpenNMT/OpenNMT-tf#638's first sentence (TensorFlow 2.1 is built with CUDA 10.1: the
+    # thread's settled cause)
+    text = (
+        "I installed the latest version `2.8.1` . tf version is `2.1.0` and cuda version is `10.2`."
+    )
+    stated = _facts(text)
+    assert stated.tf_version == "2.1.0"
+    assert stated.cuda_version == "10.2"
+    from tf_gpucheck.explain import explain
+    from tf_gpucheck.matrix import load_matrix
+
+    said = explain(text, load_matrix(), similar=False).report
+    assert said.first_fix is not None
+    assert said.first_fix.cause == "cuda_libs_missing"

@@ -288,6 +288,11 @@ def _same_version(a: str, b: str) -> bool:
     return long[: len(short)] == short
 
 
+_INLINE_CODE = re.compile(r"`([^`\s][^`]{0,60})`")
+"""Markdown's inline code around a word or a value (`2.1.0`, `pip install tensorflow`): the
+words inside are read as if written without the marks."""
+
+
 def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     """The facts these lines state (pass pasted text through ``normalise`` first).
 
@@ -303,7 +308,9 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     rules = factrules.load() if len(lines) <= PASTE_LINES else None
     seen: dict[tuple[str, str], tuple[tuple[str, str, int, str | None], ...]] = {}
     heard = _Heard()
-    for index, line in enumerate(lines):
+    for index, pasted in enumerate(lines):
+        # "tf version is `2.1.0`": Markdown's code marks dropped
+        line = _INLINE_CODE.sub(r"\1", pasted) if "`" in pasted else pasted
         if rules is not None:
             _stated(found, rules, line, previous, index, unindexed)
         maybe = not skip_plain or _maybe(line)
