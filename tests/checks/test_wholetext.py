@@ -19,3 +19,22 @@ def test_a_place_started_without_a_gpu_is_named_as_the_place_the_text_shows() ->
     ]
     # nowhere said: the model's own order
     assert wholetext._at_the_place(ranked, textfacts.extract(["GPU not used"])) == ranked
+
+
+def test_a_writer_saying_it_ran_on_the_cpu_is_not_answered_nothing_to_fix() -> None:
+    # autorope/donkeycar#346 (settled: the plain tensorflow package beside tensorflow-gpu) and
+    # sermakarevich/jigsaw-toxic-comment-classification-challenge#3 (a CPU-only build): words of
+    # running or installing on the CPU are a symptom, so the reader is asked, never "ok"
+    from tf_gpucheck.explain import explain
+    from tf_gpucheck.matrix import load_matrix
+
+    for text in (
+        "If you have tensorflow package installed, it apparently uses the CPU even if you have "
+        "tensorflow-gpu and a properly set up GPU. I fixed this by uninstalling the tensorflow "
+        "package manually using pip, but it would have been nice to realize this earlier.",
+        "The requirements file lists tensorflow==1.6.0. However pip install only installed the CPU "
+        "version, I had to install tensorflow-gpu to get the models to work.",
+    ):
+        assert wholetext._says(wholetext._SYMPTOM, wholetext._SYMPTOM_KEYS, [text.lower()])
+        said = explain(text, load_matrix(), similar=False).report
+        assert said.verdict.value != "ok", text

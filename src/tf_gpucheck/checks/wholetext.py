@@ -17,6 +17,8 @@ _SYMPTOM_WORDS = (
     r"(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
     r"|\bslow\b|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
+    r"|\b(?:uses?|using|runs?|running|trains?|training|install(?:s|ed)?)(?: only| still)? (?:on )?(?:the |my )?cpu\b"
+    r"|\bcpu version\b"
     r"|只能(?:用|使用|在)?\s*cpu|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)"
     r"|인식(?:이)? ?안|не видит"
 )
