@@ -585,6 +585,7 @@ DOCUMENTED = (
     "wsl_driver_problem",
     "nvml_error",
     "tf_sees_fewer_gpus",
+    "tf_crashed",
 )
 """Causes whose fix is words, not computed: the words live in causes.yaml alone."""
 
