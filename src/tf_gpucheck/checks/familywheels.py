@@ -66,12 +66,11 @@ def _spans(pythons: Sequence[str]) -> str:
 
 
 def family_pip_cannot_serve(
-    lines: Sequence[str], stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence]
+    stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence], index_answered: bool
 ) -> list[Finding]:
     """The finding for "(from versions: none)" of a package in ``knowledge/wheels.yaml`` whose
-    wheels never covered the platform or the Python the text states; none otherwise."""
-    from tf_gpucheck.installer.proof import NETWORK_TROUBLE
-
+    wheels never covered the platform or the Python the text states; none otherwise, and none
+    where the text shows pip did not get PyPI's own answer (``index_answered`` False)."""
     said = remedies.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
     if said is None:
         return []
@@ -80,8 +79,8 @@ def family_pip_cannot_serve(
     if entry is None or offered or (offered is None and spec.strip()):
         return []  # pip saw releases, or a pin without the list of what it saw
     wheels: dict[str, list[str]] = entry["wheels"]
-    if "any" in wheels or any(m in line for line in lines for m in NETWORK_TROUBLE):
-        return []  # a pure-Python wheel (Requires-Python decides), or the index not reached
+    if "any" in wheels or not index_answered:
+        return []  # a pure-Python wheel (Requires-Python decides), or not PyPI's answer
     source = f"(PyPI's files of every {name} release: {entry['source']})"
     places = _platforms(stated)
     if places and not any(p in wheels for p in places):

@@ -76,7 +76,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
     findings = (
         *_managed_runtime_findings(stated, evidence, matrix, known),
         *_python_pip_cannot_serve(lines, stated, evidence, matrix),
-        *familywheels.family_pip_cannot_serve(lines, stated, evidence),
+        *familywheels.family_pip_cannot_serve(stated, evidence, index_answered(lines)),
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
         *stated_checks(stated, matrix),
@@ -268,13 +268,19 @@ def _platform_has_no_wheel(
     name is not judged so: the releases of the day the text was written are not known, and a
     Python newer than all of them was then the cause. The other distributions' releases are not
     the matrix's."""
-    from tf_gpucheck.installer.proof import NETWORK_TROUBLE
-
-    if name != "tensorflow" or not spec.strip():
-        return False
-    if any(_OTHER_INDEX.search(line) or any(m in line for m in NETWORK_TROUBLE) for line in lines):
+    if name != "tensorflow" or not spec.strip() or not index_answered(lines):
         return False
     return any(r.supports_python(python) for r in _releases_allowed(matrix, spec) or [])
+
+
+def index_answered(lines: Sequence[str]) -> bool:
+    """Whether pip's "(from versions: ...)" is PyPI's own answer: no line says the index was not
+    reached, retried or proxied, or that another index was asked."""
+    from tf_gpucheck.installer.proof import NETWORK_TROUBLE
+
+    return not any(
+        _OTHER_INDEX.search(line) or any(m in line for m in NETWORK_TROUBLE) for line in lines
+    )
 
 
 def _no_wheel_for_platform(
