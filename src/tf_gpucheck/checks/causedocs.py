@@ -12,7 +12,7 @@ from typing import Any
 from tf_gpucheck import knowledge
 from tf_gpucheck.errors import GpucheckError
 
-PLATFORMS = ("any", *knowledge.PLACES, "container")
+PLATFORMS = ("any", *knowledge.PLACES, "container", "podman")
 
 
 @dataclass(frozen=True)

@@ -153,24 +153,16 @@ def _versions(values: Iterable[str | None]) -> str:
 
 
 @remedy("no_nvidia_driver")
-def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    if known.place in ("docker", "podman", "kubernetes"):
-        return (
-            "if the host has an NVIDIA GPU: its driver belongs on the host (never in the image); "
-            "give the container the GPU: docker run --gpus all ... (Kubernetes: a nvidia.com/gpu "
-            "limit)"
-        )
+def _driver(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
+    """causes.yaml's words for where this runs; on Colab or Kaggle the driver is theirs, and what
+    is missing is a GPU runtime."""
     if known.place in ("colab", "kaggle"):
-        return causedocs.fix_where("notebook_no_accelerator", ()) or ""
-    if known.is_wsl:
-        return "install or update the NVIDIA driver on the Windows side; do not install a Linux driver inside WSL2"
-    if known.os == "Windows":
-        return "install the NVIDIA driver for your GPU from nvidia.com/drivers, then run nvidia-smi"
-    return "sudo ubuntu-drivers install && sudo reboot  # or your distribution's NVIDIA driver package; then nvidia-smi"
+        return causedocs.fix_where("notebook_no_accelerator", _platforms(known))
+    return causedocs.fix_where("no_nvidia_driver", _platforms(known))
 
 
 @remedy("driver_too_old")
-def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
     row = _row(known, matrix)
     cuda = (row.windows_native_cuda if known.os == "Windows" else row.cuda) if row else None
     if cuda:
@@ -189,7 +181,7 @@ def _driver_upgrade(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
         wanted = re.search(r"cuda>=(\d+\.\d+)", item.line.message)
         if wanted:
             return f"upgrade the NVIDIA driver to one that supports CUDA {wanted.group(1)} (nvidia-smi shows the highest it supports)"
-    return "upgrade the NVIDIA driver (nvidia-smi shows the highest CUDA version it supports)"
+    return causedocs.fix_where("driver_too_old", _platforms(known))
 
 
 @remedy("xla_libdevice_missing", "xla_ptxas_missing", "xla_ptxas_too_old")
@@ -257,12 +249,12 @@ def _reinstall(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fi
 
 
 @remedy("library_crashes_loader")
-def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
     snapshot = known.snapshot
     for lib in snapshot.libraries.libraries if snapshot else ():
         if lib.load_error and "killed by" in lib.load_error and lib.loaded_path:
             return f"remove {os.path.dirname(lib.loaded_path)} from LD_LIBRARY_PATH ({lib.loaded_path} crashes the loader)"
-    return "unset LD_LIBRARY_PATH and try again; then add back only the folders TensorFlow needs"
+    return causedocs.fix_where("library_crashes_loader", _platforms(known))
 
 
 _PIP_WANTED = re.compile(
@@ -438,7 +430,7 @@ def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fi
 
 
 @remedy("keras_mismatch")
-def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
+def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix | None:
     series = _series(known.tf_version)
     if series and tuple(int(p) for p in series.split(".")) >= (2, 16):
         return intent.install(
@@ -446,7 +438,7 @@ def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | 
         )
     if series:
         return intent.install(f"keras~={series}.0")
-    return "install the Keras that matches TensorFlow: Keras 3 for TensorFlow >= 2.16 (tf-keras for Keras 2 code), keras==2.N for TensorFlow 2.N"
+    return causedocs.fix_where("keras_mismatch", _platforms(known))
 
 
 @remedy("python_unsupported")
@@ -531,7 +523,7 @@ def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix
 
 
 @remedy("tf_requirement_unmet")
-def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix:
+def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix | None:
     for item in evidence:
         if item.line.library:
             name = item.line.library.split(".")[0].replace("_", "-").lower()
@@ -545,15 +537,15 @@ def _requirement(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> 
                 declared or name,
                 note=f"what TensorFlow {known.tf_version} declares" if declared else "",
             )
-    return "pip check  # lists what TensorFlow requires and is missing or of the wrong version"
+    return causedocs.fix_where("tf_requirement_unmet", _platforms(known))
 
 
 @remedy("module_shadowed")
-def _shadowed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+def _shadowed(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | None:
     for item in evidence:
         if item.line.library:
             return f"rename {item.line.library}  # a file or folder of yours that has the package's name hides the package"
-    return "rename your file or folder named tensorflow.py / keras.py / numpy.py (and its __pycache__): it hides the package"
+    return causedocs.fix_where("module_shadowed", _platforms(known))
 
 
 DOCUMENTED = (
@@ -586,6 +578,7 @@ DOCUMENTED = (
     "nvml_error",
     "tf_sees_fewer_gpus",
     "tf_crashed",
+    "container_no_gpu",
 )
 """Causes whose fix is words, not computed: the words live in causes.yaml alone."""
 
@@ -603,9 +596,11 @@ for _code in DOCUMENTED:
 
 def _platforms(known: Known) -> tuple[str, ...]:
     """The causes.yaml platforms that fit where this runs, most specific first."""
-    place = {"docker": "container", "podman": "container"}.get(known.place or "", known.place)
+    places = {"docker": ("container",), "podman": ("podman", "container")}.get(
+        known.place or "", (known.place,)
+    )
     by_os = {"Windows": "windows", "Darwin": "macos"}.get(known.os or "", "linux")
-    return tuple(p for p in (place, "wsl2" if known.is_wsl else None, by_os) if p)
+    return tuple(p for p in (*places, "wsl2" if known.is_wsl else None, by_os) if p)
 
 
 @remedy("windows_native_unsupported")
@@ -626,23 +621,6 @@ def _windows_native(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
         f"{words}; TensorFlow {last.version}, the last release with native-Windows GPU support, "
         f"has wheels for Python {last.python} only, not {_series(python) or python}: make its "
         f"environment with Python {wanted} (py -{wanted} -m venv .venv)"
-    )
-
-
-@remedy("container_no_gpu")
-def _container(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
-    if known.place == "podman":
-        return (
-            "if the host has an NVIDIA GPU: start the container with it: podman run --device "
-            "nvidia.com/gpu=all ...; on the host install the NVIDIA Container Toolkit and "
-            "generate its CDI specification: sudo nvidia-ctk cdi generate "
-            "--output=/etc/cdi/nvidia.yaml"
-        )
-    return (
-        "if the host has an NVIDIA GPU: start the container with it: docker run --gpus all ... "
-        "(Podman: --device nvidia.com/gpu=all); on the host install the NVIDIA Container "
-        "Toolkit and run sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl "
-        "restart docker"
     )
 
 
