@@ -105,7 +105,7 @@ def test_no_remedy_is_a_fixed_text() -> None:
         for returned in ast.walk(node):  # a fixed fallback, or fixed words per platform
             value = returned.value if isinstance(returned, ast.Return) else None
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                fixed.append(f"{node.name}:{returned.lineno}")
+                fixed.append(f"{node.name}:{value.lineno}")
     assert fixed == []
 
 
