@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tf_gpucheck._children import memory_apply
 from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.errors import ExitCode, GpucheckError
 from tf_gpucheck.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 ALLOCATORS = ("cuda_malloc_async",)
 """Values of TF_GPU_ALLOCATOR that TensorFlow accepts besides its default BFC allocator."""
@@ -213,29 +216,25 @@ _APPLIED: dict[str, MemoryPlan] = {}
 """The plan this process applied (one TensorFlow runtime per process, so at most one)."""
 
 
-def configure_memory(
-    *,
-    growth: bool | None = None,
-    limit_mb: int | dict[int, int] | None = None,
-    virtual_mb: list[int] | tuple[int, ...] | None = None,
-    gpus: list[int] | tuple[int, ...] | None = None,
-    cpu_devices: int | None = None,
-    allocator: str | None = None,
-) -> MemoryPlan:
+class PlanOptions(TypedDict, total=False):
+    """What :func:`make_plan` takes, for the functions that pass it on."""
+
+    growth: bool | None
+    limit_mb: int | dict[int, int] | None
+    virtual_mb: list[int] | tuple[int, ...] | None
+    gpus: list[int] | tuple[int, ...] | None
+    cpu_devices: int | None
+    allocator: str | None
+
+
+def configure_memory(**options: Unpack[PlanOptions]) -> MemoryPlan:
     """Apply a memory plan to this process's TensorFlow; call it before TensorFlow does anything.
 
     ``cpu_devices=N`` splits the CPU into N logical devices (run MirroredStrategy without GPUs).
     Calling it again with the same plan does nothing. Called after TensorFlow initialised its
     devices, it raises a :class:`GpucheckError` that says where to move the call.
     """
-    plan = make_plan(
-        growth=growth,
-        limit_mb=limit_mb,
-        virtual_mb=virtual_mb,
-        gpus=gpus,
-        cpu_devices=cpu_devices,
-        allocator=allocator,
-    )
+    plan = make_plan(**options)
     if _APPLIED.get("plan") == plan:
         return plan
     import tensorflow as tf
