@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -159,27 +160,6 @@ def probes_for(ctx: typer.Context, python: str | None, cwd: str | None) -> Any:
     return environment(ctx).probes_factory(target)
 
 
-def requirements_from(ctx: typer.Context) -> Requirements:
-    """What the command's requirement flags (``--require-gpu``, ``--min-*``, ``--expect-*``)
-    ask of the machine; a malformed value is bad input."""
-    from tf_gpucheck.checks.requirements import Requirements
-
-    given = ctx.params
-    return Requirements.from_flags(
-        require_gpu=bool(given.get("require_gpu")),
-        **{name: given.get(name) for name in _REQUIREMENT_VALUES},
-    )
-
-
-_REQUIREMENT_VALUES = (
-    "min_gpus",
-    "min_compute_capability",
-    "min_free_memory",
-    "expect_tf",
-    "expect_cuda",
-)
-
-
 def no_target_with_from(source: str | None, python: str | None, cwd: str | None) -> None:
     """``--from`` judges a recorded snapshot: an environment named too is a contradiction."""
     if source is not None and (python is not None or cwd is not None):
@@ -279,3 +259,51 @@ def chosen_format(json_output: bool, output_format: str) -> str:
             f"--format {fmt!r}: expected text, json or markdown", reference="format-unknown"
         )
     return fmt
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What a CI gate asks beyond "no check failed" (``--allow-cpu``, ``--strict``, and the
+    requirement flags ``--require-gpu``, ``--min-*``, ``--expect-*``): doctor's and fleet's."""
+
+    allow_cpu: bool
+    strict: bool
+    requirements: Requirements
+
+
+_GATE_FLAGS: tuple[tuple[str, Any, object], ...] = (
+    ("allow_cpu", AllowCpuOption, False),
+    ("strict", StrictOption, False),
+    ("require_gpu", RequireGpuOption, False),
+    ("min_gpus", MinGpusOption, None),
+    ("min_compute_capability", MinCapabilityOption, None),
+    ("min_free_memory", MinFreeMemoryOption, None),
+    ("expect_tf", ExpectTfOption, None),
+    ("expect_cuda", ExpectCudaOption, None),
+)
+
+
+def with_gate(command: Callable[..., int]) -> Callable[..., int]:
+    """``command`` with the gate's flags, declared once here and given to it as one ``gate``
+    (:class:`Gate`) argument; a malformed value is bad input before the command starts."""
+    import functools
+    import inspect
+
+    own = inspect.signature(command, eval_str=True)
+    kept = [p for p in own.parameters.values() if p.name != "gate"]
+    flags = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, kind, default in _GATE_FLAGS
+    ]
+
+    @functools.wraps(command)
+    def gated(*args: Any, **kwargs: Any) -> int:
+        from tf_gpucheck.checks.requirements import Requirements
+
+        given: dict[str, Any] = {n: kwargs.pop(n, default) for n, _, default in _GATE_FLAGS}
+        allow_cpu, strict = bool(given.pop("allow_cpu")), bool(given.pop("strict"))
+        requirements = Requirements.from_flags(**given)
+        return command(*args, gate=Gate(allow_cpu, strict, requirements), **kwargs)
+
+    gated.__signature__ = own.replace(parameters=[*kept, *flags])  # type: ignore[attr-defined]
+    return gated

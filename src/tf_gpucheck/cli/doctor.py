@@ -10,35 +10,30 @@ from typing import Annotated
 import typer
 
 from tf_gpucheck.cli._options import (
-    AllowCpuOption,
     CwdOption,
-    ExpectCudaOption,
-    ExpectTfOption,
     FormatOption,
     FromOption,
+    Gate,
     JsonOption,
     JunitOption,
     MatrixOption,
-    MinCapabilityOption,
-    MinFreeMemoryOption,
-    MinGpusOption,
     PythonOption,
     RedactOption,
-    RequireGpuOption,
-    StrictOption,
     TimeoutOption,
     chosen_format,
     no_target_with_from,
     probes_for,
     progress,
-    requirements_from,
+    with_gate,
     write_file,
 )
 from tf_gpucheck.errors import GpucheckError
 
 
+@with_gate
 def doctor(
     ctx: typer.Context,
+    gate: Gate,
     json_output: JsonOption = False,
     output_format: FormatOption = "text",
     verbose: Annotated[
@@ -51,16 +46,8 @@ def doctor(
     ] = None,
     python: PythonOption = None,
     source: FromOption = None,
-    allow_cpu: AllowCpuOption = False,
-    strict: StrictOption = False,
     timeout: TimeoutOption = 120.0,
     matrix_file: MatrixOption = None,
-    require_gpu: RequireGpuOption = False,
-    min_gpus: MinGpusOption = None,
-    min_compute_capability: MinCapabilityOption = None,
-    min_free_memory: MinFreeMemoryOption = None,
-    expect_tf: ExpectTfOption = None,
-    expect_cuda: ExpectCudaOption = None,
     logs: Annotated[
         list[str] | None,
         typer.Option(
@@ -121,7 +108,6 @@ def doctor(
     # Bad input is reported before any probing (only the installer's offline policy ask, which
     # changes nothing, is already under way).
     select_checks(checks)
-    requirements = requirements_from(ctx)
     if matrix_file is not None:
         load_matrix(matrix_file)
     evidence = _read_logs(logs or [])
@@ -158,9 +144,9 @@ def doctor(
             tf=not no_tf,
             timeout_s=timeout,
             checks=checks,
-            allow_cpu=allow_cpu,
-            strict=strict,
-            requirements=requirements,
+            allow_cpu=gate.allow_cpu,
+            strict=gate.strict,
+            requirements=gate.requirements,
             logs=evidence,
             matrix_file=matrix_file,
             prove_wait_s=wait if recorded is None else None,

@@ -9,29 +9,24 @@ from typing import Annotated
 import typer
 
 from tf_gpucheck.cli._options import (
-    AllowCpuOption,
-    ExpectCudaOption,
-    ExpectTfOption,
     FormatOption,
+    Gate,
     JsonOption,
     JunitOption,
     MatrixOption,
-    MinCapabilityOption,
-    MinFreeMemoryOption,
-    MinGpusOption,
     RedactOption,
-    RequireGpuOption,
-    StrictOption,
     chosen_format,
     progress,
-    requirements_from,
+    with_gate,
     write_file,
 )
 from tf_gpucheck.errors import GpucheckError
 
 
+@with_gate
 def fleet(
     ctx: typer.Context,
+    gate: Gate,
     paths: Annotated[
         list[str] | None,
         typer.Argument(metavar="PATH", show_default=False, hidden=True),
@@ -63,14 +58,6 @@ def fleet(
         bool,
         typer.Option("--no-tf", help="With --ray: probe without importing TensorFlow (fast)."),
     ] = False,
-    allow_cpu: AllowCpuOption = False,
-    strict: StrictOption = False,
-    require_gpu: RequireGpuOption = False,
-    min_gpus: MinGpusOption = None,
-    min_compute_capability: MinCapabilityOption = None,
-    min_free_memory: MinFreeMemoryOption = None,
-    expect_tf: ExpectTfOption = None,
-    expect_cuda: ExpectCudaOption = None,
     matrix_file: MatrixOption = None,
     redact: RedactOption = False,
 ) -> int:
@@ -80,7 +67,6 @@ def fleet(
     from tf_gpucheck.matrix import load_matrix
 
     fmt = chosen_format(json_output, output_format)
-    requirements = requirements_from(ctx)
     matrix = load_matrix(matrix_file)
     if ray:
         if paths and len(paths) > 1:
@@ -111,9 +97,9 @@ def fleet(
     report = judge_fleet(
         inputs,
         matrix,
-        requirements=requirements if requirements.any else None,
-        allow_cpu=allow_cpu,
-        strict=strict,
+        requirements=gate.requirements if gate.requirements.any else None,
+        allow_cpu=gate.allow_cpu,
+        strict=gate.strict,
         redact=redact,
     )
     from tf_gpucheck.render import fleet as render
