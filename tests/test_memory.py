@@ -265,3 +265,26 @@ def test_the_emitted_python_runs_as_pasted(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "configured" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"growth": True},
+        {"growth": False, "gpus": [1]},
+        {"limit_mb": 4096, "gpus": [0]},
+        {"limit_mb": {0: 4096, 1: 8192}},
+        {"virtual_mb": [2048, 2048], "allocator": "cuda_malloc_async"},
+        {"cpu_devices": 2},
+    ],
+)
+def test_a_plan_names_the_options_that_make_it_again(options: dict[str, Any]) -> None:
+    """What emit_python writes into configure_memory(...) is the plan's own options: the same
+    call makes the same plan, and says nothing it does not set."""
+    plan = make_plan(**options)
+    assert plan.options() == options
+    assert make_plan(**plan.options()) == plan
+    assert (
+        f"tf_gpucheck.configure_memory({', '.join(f'{k}={v!r}' for k, v in options.items())})"
+        in emit_python(plan)
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from tf_gpucheck._children import memory_apply
 from tf_gpucheck._numbers import is_whole_number
@@ -26,6 +26,17 @@ ALLOCATORS = ("cuda_malloc_async",)
 
 # TensorFlow's own words (tensorflow/python/eager/context.py) for the plans it refuses.
 TF_GROWTH_WITH_VIRTUAL = "Cannot set memory growth on device when virtual devices configured"
+
+
+class PlanOptions(TypedDict, total=False):
+    """What :func:`make_plan` takes, for the functions that pass it on."""
+
+    growth: bool | None
+    limit_mb: int | dict[int, int] | None
+    virtual_mb: list[int] | tuple[int, ...] | None
+    gpus: list[int] | tuple[int, ...] | None
+    cpu_devices: int | None
+    allocator: str | None
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,19 @@ class MemoryPlan:
         if self.limit_all_mb is not None:
             return dict.fromkeys(indices, self.limit_all_mb)
         return dict(self.limits_mb)
+
+    def options(self) -> PlanOptions:
+        """The options of :func:`make_plan` that make this plan again, those it sets only."""
+        limit = self.limit_all_mb if self.limit_all_mb is not None else self.limits_mb or None
+        given: PlanOptions = {
+            "growth": self.growth,
+            "limit_mb": limit,
+            "virtual_mb": list(self.virtual_mb) or None,
+            "gpus": list(self.gpus) if self.gpus is not None else None,
+            "cpu_devices": self.cpu_devices or None,
+            "allocator": self.allocator,
+        }
+        return cast(PlanOptions, {k: v for k, v in given.items() if v is not None})
 
     def to_child(self, indices: list[int], *, release_probe: bool = False) -> dict[str, Any]:
         return {
@@ -216,17 +240,6 @@ _APPLIED: dict[str, MemoryPlan] = {}
 """The plan this process applied (one TensorFlow runtime per process, so at most one)."""
 
 
-class PlanOptions(TypedDict, total=False):
-    """What :func:`make_plan` takes, for the functions that pass it on."""
-
-    growth: bool | None
-    limit_mb: int | dict[int, int] | None
-    virtual_mb: list[int] | tuple[int, ...] | None
-    gpus: list[int] | tuple[int, ...] | None
-    cpu_devices: int | None
-    allocator: str | None
-
-
 def configure_memory(**options: Unpack[PlanOptions]) -> MemoryPlan:
     """Apply a memory plan to this process's TensorFlow; call it before TensorFlow does anything.
 
@@ -263,21 +276,7 @@ def too_late_error(detail: str) -> GpucheckError:
 
 
 def emit_python(plan: MemoryPlan) -> str:
-    args = []
-    if plan.growth is not None:
-        args.append(f"growth={plan.growth}")
-    if plan.limit_all_mb is not None:
-        args.append(f"limit_mb={plan.limit_all_mb}")
-    elif plan.limits_mb:
-        args.append(f"limit_mb={plan.limits_mb!r}")
-    if plan.virtual_mb:
-        args.append(f"virtual_mb={list(plan.virtual_mb)!r}")
-    if plan.gpus is not None:
-        args.append(f"gpus={list(plan.gpus)!r}")
-    if plan.cpu_devices:
-        args.append(f"cpu_devices={plan.cpu_devices}")
-    if plan.allocator:
-        args.append(f"allocator={plan.allocator!r}")
+    args = [f"{name}={value!r}" for name, value in plan.options().items()]
     lines = [
         "# at the top of your script, before TensorFlow creates anything:",
         "import tensorflow as tf",
