@@ -52,7 +52,7 @@ def test_a_file_another_distribution_installed_over_tensorflows_is_said() -> Non
     assert finding.fix is not None
     assert "--force-reinstall --no-deps" in finding.fix
     assert '"nvidia-cudnn-cu12==' in finding.fix
-    assert "own environment" in finding.details
+    assert "its own virtual environment" in finding.details
 
 
 def test_tensorflows_own_files_are_no_finding() -> None:

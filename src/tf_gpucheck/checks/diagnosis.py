@@ -633,7 +633,8 @@ def diagnose(
                     [
                         *([c.details] if c.details else []),
                         "Install it once the program can reach the GPU (first fix above); "
-                        "to run on the CPU meanwhile: pip install tensorflow",
+                        "to run on the CPU meanwhile, TensorFlow alone (without its CUDA extra) "
+                        "does",
                     ]
                 ),
             )

@@ -160,8 +160,8 @@ def _overwritten(snapshot: Snapshot, overwritten: list[FileOwner]) -> Finding:
         )
     lines.append(
         "Reinstalling TensorFlow's wheels puts its files back and overwrites the other "
-        "distribution's in turn: to use both frameworks, give each its own environment "
-        "(python -m venv), or install releases of both that declare the same CUDA wheels."
+        "distribution's in turn: to use both frameworks, give each its own virtual "
+        "environment, or install releases of both that declare the same CUDA wheels."
     )
     fix = intent.install(
         *(f"{name}=={installed[name]}" for name in ours if name in installed),
@@ -289,7 +289,7 @@ KERAS_BACKENDS = {
 """Keras 3's backends (keras/src/backend/config.py) and the distribution each needs."""
 
 CPU_ONLY_BUILD = {
-    "jax": 'jaxlib alone runs on the CPU; the GPU needs a jax-cuda plugin (pip install -U "jax[cuda12]").',
+    "jax": "jaxlib alone runs on the CPU; the GPU needs a jax-cuda plugin (JAX's cuda extra, such as jax[cuda12]).",
     "torch": "A torch wheel with a +cpu local version has no CUDA; pytorch.org lists the CUDA builds.",
 }
 """Why a backend's build cannot use the GPU (JAX's and PyTorch's install pages)."""
