@@ -579,6 +579,7 @@ DOCUMENTED = (
     "tf_sees_fewer_gpus",
     "tf_crashed",
     "container_no_gpu",
+    "gpu_underused",
 )
 """Causes whose fix is words, not computed: the words live in causes.yaml alone."""
 

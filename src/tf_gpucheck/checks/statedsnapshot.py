@@ -71,6 +71,21 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
         for name, version in stated.packages
         if name in TENSORFLOW_DISTRIBUTIONS
     ]
+    if len(listed) > 1:
+        # several TensorFlow distributions are installed at once where a tool printed them;
+        # named in commands and prose ("pip install tensorflow-gpu==1.0.1 instead of
+        # tensorflow==1.0.1"), they are what the writer asked for or compared
+        listed = [d for d in listed if stated.printed(f"package:{d.name}")]
+    # the plain tensorflow of 2.0 and older is the CPU build: installed where a tool printed it
+    # (pip list), not where a command or a requirement names it ("pip install tensorflow==1.14"
+    # may be what failed)
+    listed = [
+        d
+        for d in listed
+        if d.name != "tensorflow"
+        or _gpu_in_tensorflow(d.version)
+        or stated.printed("package:tensorflow")
+    ]
     if tf and not any(d.version == tf for d in listed):
         # a report about a GPU names the GPU build: before 2.1 that was tensorflow-gpu
         old_gpu_build = tf.split(".")[0] in ("0", "1") or tf.startswith("2.0")
@@ -223,3 +238,13 @@ def said_for(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
         if words and words not in seen:
             seen.append(words)
     return seen
+
+
+def _gpu_in_tensorflow(version: str) -> bool:
+    """Whether the plain ``tensorflow`` package of this release is the GPU build (2.1 on)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version).release[:2] >= (2, 1)
+    except InvalidVersion:
+        return True

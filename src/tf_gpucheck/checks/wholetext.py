@@ -69,6 +69,7 @@ DECIDES = {
     "library": 'the whole output of python -c "import tensorflow as tf; '
     "print(tf.config.list_physical_devices('GPU'))\" on that machine decides",
     "install": "pip list and python --version in that environment decide",
+    "speed": "gpucheck bench on that machine decides (the same models on its GPU and its CPU)",
     "other": "gpucheck doctor on that machine decides (it observes what a text cannot say)",
 }
 _DECIDER_OF = {
@@ -88,6 +89,7 @@ _DECIDER_OF = {
     "numpy_incompatible": "install",
     "protobuf_incompatible": "install",
     "multiple_tf_distributions": "install",
+    "gpu_underused": "speed",
 }
 
 
@@ -110,6 +112,31 @@ def _at_the_place(
         if not any(o == named for o, _ in out):
             out.append((named, q))
     return out
+
+
+def _ruled_out(code: str, stated: textfacts.StatedFacts, matrix: Matrix) -> bool:
+    """Whether what the text states rules the model's cause out, judged by the stated facts and
+    the matrix, not by words: two TensorFlow distributions where a tool printed one; a
+    CPU-only build where it names only a GPU build; native Windows where it names another
+    system or a release that had native-Windows GPU builds; macOS where it names another
+    system; a Python TensorFlow has no wheels for where the stated release has them."""
+    from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
+
+    named = {name for name, _ in stated.packages if name in TENSORFLOW_DISTRIBUTIONS}
+    row = matrix.release(stated.tf_version) if stated.tf_version else None
+    if code == "multiple_tf_distributions":  # a tool's listing that shows one
+        return len(named) == 1 and all(stated.printed(f"package:{n}") for n in named)
+    if code == "tf_cpu_only_build":
+        return bool(named) and named <= wanted.GPU_BUILDS
+    if code == "windows_native_unsupported":
+        other_system = stated.is_wsl or stated.os in ("Linux", "Darwin")
+        return bool(other_system or (row is not None and row.windows_native_cuda))
+    if code == "macos_no_cuda":
+        return stated.os in ("Linux", "Windows")
+    if code == "python_unsupported":
+        python = stated.python_version
+        return row is not None and python is not None and row.supports_python(python)
+    return False
 
 
 def whole_reading_findings(
@@ -146,7 +173,7 @@ def whole_reading_findings(
     # as "Unable to register cuDNN factory" says "unable" too); read where it decides
     words = wanted.prose(classified)
     failed = _says(_FAILED, _FAILED_KEYS, words)
-    causes = [(code, p) for code, p in ranked if code != "noise"]
+    causes = [(c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix)]
     top, _p = ranked[0]
     (code, p), (second, p2) = _at_the_place(causes, stated)[:2]
     if top == "noise" and not failed:

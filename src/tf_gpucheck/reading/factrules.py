@@ -53,6 +53,14 @@ class FactPattern:
     """Lower-case strings of which one occurs in every line the pattern matches."""
     value: str | None = None
     """The value this pattern states (``os: Windows``); else its ``v`` group is the value."""
+    asked: re.Pattern[str] | None = None
+    """Words that, before a match in its line, make it what a command or a file asks for
+    (``pip install tensorflow-gpu==1.0.1``) rather than what a tool printed: said, not printed."""
+
+    def strength_at(self, line: str, start: int) -> Strength:
+        if self.asked is not None and self.asked.search(line, 0, start):
+            return "said"
+        return self.strength
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,7 @@ def load() -> FactRules:
     labels = _labels(fields)
     patterns = []
     for entry in data["patterns"]:
-        allowed = {"id", "fact", "strength", "pattern", "keys", "value", "examples"}
+        allowed = {"id", "fact", "strength", "pattern", "keys", "value", "asked", "examples"}
         if not isinstance(entry, dict) or not set(entry) <= allowed:
             raise _bad(f"a pattern has unknown fields: {entry!r}")
         if entry["fact"] not in FACTS or entry["strength"] not in STRENGTH_RANK:
@@ -124,6 +132,7 @@ def load() -> FactRules:
                 pattern=compiled,
                 keys=tuple(str(key).lower() for key in entry["keys"]),
                 value=None if entry.get("value") is None else str(entry["value"]),
+                asked=re.compile(str(entry["asked"])) if entry.get("asked") else None,
             )
         )
     keys = sorted({key for p in patterns for key in p.keys}, key=len, reverse=True)

@@ -83,6 +83,11 @@ class StatedFacts:
     def span_of(self, fact: str) -> str | None:
         return next((text for name, text, _ in self.spans if name == fact), None)
 
+    def printed(self, fact: str) -> bool:
+        """Whether a tool printed the fact (pip list, nvidia-smi), not the writer's words or a
+        command that asks for it (``package:tensorflow-gpu`` for a distribution)."""
+        return any(name == fact and how == "printed" for name, _, how in self.spans)
+
     def env_value(self, name: str) -> str | None:
         return next((value for known, value in self.env if known == name), None)
 
@@ -510,7 +515,7 @@ def _stated(
         installed_seen = False
         for match in pattern.pattern.finditer(line):
             value = pattern.value if pattern.value is not None else match["v"]
-            strength = factrules.STRENGTH_RANK[pattern.strength]
+            strength = factrules.STRENGTH_RANK[pattern.strength_at(line, match.start())]
             words = match.group(0).strip()
             if pattern.fact == "package":
                 name = factrules.package_name(match["name"])

@@ -170,6 +170,18 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             matrix.fact("tensorflow_cpu_no_gpu").summary,
             _uninstall_and_install(snapshot, matrix, [name]),
         )
+    if name == "tensorflow" and not _merged_into_tensorflow(main[0].version):
+        return fail(
+            "tf_install",
+            "tf_cpu_only_build",
+            f"tensorflow {main[0].version} is installed: up to 2.0 the tensorflow package is the "
+            "CPU build (tensorflow-gpu was the GPU one)",
+            matrix.fact("tensorflow_gpu_separate").summary,
+            intent.then(  # the same release's GPU build: nothing else moves
+                intent.uninstall("tensorflow"),
+                intent.install(f"tensorflow-gpu=={main[0].version}"),
+            ),
+        )
     if name == "tensorflow-gpu" and _merged_into_tensorflow(main[0].version):
         return warn(
             "tf_install",

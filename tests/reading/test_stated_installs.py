@@ -1,0 +1,93 @@
+"""What a text says is installed, as opposed to what it asks for or names: a pin after other
+words in its line (``pip install tensorflow-gpu==1.0.1``, a title, a resolver's message) is
+said; pip freeze's own line is printed. Only printed distributions are installed at once, and
+what the text states rules the reader's model causes out. The texts are real reports' lines."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.conftest import scenario
+from tf_gpucheck.checks.layers.install import tf_install
+from tf_gpucheck.checks.wholetext import _ruled_out
+from tf_gpucheck.explain import explain
+from tf_gpucheck.matrix import load_matrix
+from tf_gpucheck.reading.textfacts import StatedFacts, extract
+from tf_gpucheck.reading.textlines import normalise
+from tf_gpucheck.snapshot import Distribution
+
+# pandegroup/reaction_prediction_seq2seq#7 (settled: tensorflow==1.0.1 is the CPU package)
+ASKED = (
+    'In this Mr Liu you have given command to install tensorflow  "pip install '
+    'tensorflow-gpu==1.0.1" . My only question is, by installing tensorflow-gpu will it use GPU '
+    "while training work faster. Because i had installed tensorflow==1.0.1 which is still working "
+    "but processing is very slow."
+)
+
+
+def _stated(text: str) -> StatedFacts:
+    return extract(normalise(text))
+
+
+def test_a_pin_in_a_command_or_prose_is_said_and_a_freeze_line_printed() -> None:
+    stated = _stated(ASKED)
+    assert stated.package("tensorflow-gpu") == "1.0.1"
+    assert not stated.printed("package:tensorflow-gpu")
+    assert not stated.printed("package:tensorflow")
+    # tensorflow/tensorflow#39768's title quotes a pin; a line of pip freeze prints one
+    assert not _stated("Issues with tensorflow==1.14").printed("package:tensorflow")
+    freeze = _stated("absl-py==0.9.0\ntensorflow-gpu==1.14.0\n")
+    assert freeze.printed("package:tensorflow-gpu")
+
+
+def test_two_distributions_named_in_words_are_not_installed_at_once() -> None:
+    """The text compares tensorflow and tensorflow-gpu; it does not list both installed."""
+    result = explain(ASKED, load_matrix(), title="Query regarding Working with tensorflow")
+    causes = [f.cause for f in result.report.findings if f.status.value in ("fail", "warn")]
+    assert "multiple_tf_distributions" not in causes
+    listed = "tensorflow          1.12.0\ntensorflow-gpu      1.12.0\n"
+    both = explain(f"$ pip list | grep tensorflow\n{listed}", load_matrix())
+    assert both.report.first_fix is not None
+    assert both.report.first_fix.cause == "multiple_tf_distributions"
+
+
+def test_the_plain_tensorflow_of_2_0_and_older_is_the_cpu_build() -> None:
+    """tensorflow.org/install/pip: "For releases 1.15 and older, CPU and GPU packages are
+    separate"; the fix is the same release's tensorflow-gpu, not a newer TensorFlow."""
+    base = scenario("real-tf-2.10-py3.10-no-driver")
+    for version, cause in (("1.12.0", "tf_cpu_only_build"), ("2.10.0", None)):
+        packages = dataclasses.replace(
+            base.packages, tensorflow=(Distribution("tensorflow", version),)
+        )
+        finding = tf_install(dataclasses.replace(base, packages=packages), load_matrix())
+        assert finding.cause == cause, version
+        if cause:
+            assert finding.fix is not None
+            assert "tensorflow-gpu==1.12.0" in finding.fix
+            assert "and-cuda" not in finding.fix
+
+
+@pytest.mark.parametrize(
+    ("code", "facts", "out"),
+    [
+        ("multiple_tf_distributions", {"packages": (("tensorflow-gpu", "1.14.0"),)}, True),
+        ("tf_cpu_only_build", {"packages": (("tensorflow-gpu", "1.14.0"),)}, True),
+        ("tf_cpu_only_build", {"packages": (("tensorflow-cpu", "2.15.0"),)}, False),
+        ("windows_native_unsupported", {"os": "Linux"}, True),
+        ("windows_native_unsupported", {"os": "Windows", "tf_version": "2.10.0"}, True),
+        ("windows_native_unsupported", {"os": "Windows", "tf_version": "2.15.0"}, False),
+        ("macos_no_cuda", {"os": "Windows"}, True),
+        ("python_unsupported", {"python_version": "3.10.12", "tf_version": "2.15.0"}, True),
+        ("python_unsupported", {"python_version": "3.12.1", "tf_version": "2.15.0"}, False),
+    ],
+)
+def test_what_the_text_states_rules_a_models_cause_out(
+    code: str, facts: dict[str, object], out: bool
+) -> None:
+    spans: tuple[tuple[str, str, str], ...] = ()
+    if code == "multiple_tf_distributions":  # a tool's listing of one
+        spans = (("package:tensorflow-gpu", "tensorflow-gpu 1.14.0", "printed"),)
+    stated = StatedFacts(**facts, spans=spans)  # type: ignore[arg-type]
+    assert _ruled_out(code, stated, load_matrix()) is out
