@@ -787,6 +787,31 @@ def test_lines_normal_without_a_gpu_beside_words_of_a_failure_cannot_be_told_ok(
     assert first.fix  # the fix for the machine that has the GPU is still given
 
 
+def test_words_of_a_failure_outweigh_a_reading_as_harmless() -> None:
+    # https://github.com/Kyubyong/dc_tts/issues/59 (settled: CUDA 10.0's runtime was missing),
+    # title and text as written: whatever the model reads, the writer says it can't find the
+    # library, so the answer is "cannot tell", never "nothing to fix"
+    text = (
+        "When I am running prepo.py, it says:\n`W tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:55] Could not load dynamic library 'cudart64_100.dll'; dlerror: "
+        "cudart64_100.dll not found`\n"
+    )
+    report = explain(
+        text,
+        load_matrix(),
+        similar=False,
+        title="Prepo.py says it can't find cudart64_100.dll",
+        exclude="https://github.com/Kyubyong/dc_tts/issues/59",
+    ).report
+    assert report.verdict.value == "warn"
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "cuda_libs_missing"
+    # the same lines with no words of the writer's stay harmless
+    assert (
+        explain(text.split("\n", 1)[1], load_matrix(), similar=False).report.verdict.value == "ok"
+    )
+
+
 def test_the_writers_words_beside_a_message_quoted_without_its_prefix_are_read() -> None:
     # https://stackguides.com/questions/59823283 (title and text as posted): "CPU-only" is the
     # writer's, around the quoted message; TensorFlow's own "if you do not have a GPU set up"

@@ -241,8 +241,8 @@ def conditional_reading(
     if not isinstance(reader, textmodel.Model):
         return []
     ranked = reader.probabilities(textmodel.features(lines, classified, stated))
-    if ranked[0][0] == "noise":
-        return []  # it reads as the harmless lines of a machine without a GPU
+    if ranked[0][0] == "noise" and not _says(_FAILED, _FAILED_KEYS, wanted.prose(classified)):
+        return []  # it reads as the harmless lines of a machine without a GPU, and says no more
     chance = dict(ranked)
     hint = max(hints, key=lambda f: chance.get(f.cause or "", 0.0))
     summary = (
