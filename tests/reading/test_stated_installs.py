@@ -91,3 +91,35 @@ def test_what_the_text_states_rules_a_models_cause_out(
         spans = (("package:tensorflow-gpu", "tensorflow-gpu 1.14.0", "printed"),)
     stated = StatedFacts(**facts, spans=spans)  # type: ignore[arg-type]
     assert _ruled_out(code, stated, load_matrix()) is out
+
+
+def test_an_old_templates_bullet_answered_on_the_next_line() -> None:
+    """tensorflow/tensorflow#16670 (2018), the template's bullets answered below them."""
+    text = (
+        "- **OS Platform and Distribution (e.g., Linux Ubuntu 16.04)**:\nWindows 10\n"
+        "- **TensorFlow installed from (source or binary)**:\npip install tensorflow-gpu\n"
+        "- **TensorFlow version (use command below)**:\n1.5.0\n"
+        "- **Python version**: \n3.5.4\n"
+        "- **CUDA/cuDNN version**:\n8.0/6.0\n"
+    )
+    stated = _stated(text)
+    assert (stated.tf_version, stated.python_version) == ("1.5.0", "3.5.4")
+    assert (stated.cuda_version, stated.cudnn_version) == ("8.0", "6.0")
+    result = explain(text, load_matrix(), similar=False)
+    assert result.report.first_fix is not None
+    assert result.report.first_fix.cause == "cuda_libs_missing"  # TensorFlow 1.5 needs CUDA 9.0
+
+
+def test_a_pin_in_emphasis_is_one_distribution() -> None:
+    """tensorflow/tensorflow#28022: "_pip install --upgrade tensorflow-gpu==2.0.0-alpha0_" and
+    "TensorFlow version: 2.0.0-alpha0" are one tensorflow-gpu, not two distributions."""
+    text = (
+        "- TensorFlow installed from (source or binary): I used virtualenv and _pip install "
+        "--upgrade tensorflow-gpu==2.0.0-alpha0_\n- TensorFlow version: 2.0.0-alpha0\n"
+        "- CUDA/cuDNN version: cuda 9.2\n"
+    )
+    assert _stated(text).package("tensorflow-gpu") == "2.0.0-alpha0"
+    result = explain(text, load_matrix(), similar=False)
+    causes = [f.cause for f in result.report.findings if f.status.value == "fail"]
+    assert "multiple_tf_distributions" not in causes
+    assert causes[0] == "cuda_libs_missing"  # TensorFlow 2.0 needs CUDA 10.0

@@ -89,7 +89,9 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
     if tf and not any(d.version == tf for d in listed):
         # a report about a GPU names the GPU build: before 2.1 that was tensorflow-gpu
         old_gpu_build = tf.split(".")[0] in ("0", "1") or tf.startswith("2.0")
-        listed.insert(0, Distribution("tensorflow-gpu" if old_gpu_build else "tensorflow", tf))
+        name = "tensorflow-gpu" if old_gpu_build else "tensorflow"
+        # one distribution of a name: the TensorFlow version the text settles on is its version
+        listed = [Distribution(name, tf), *(d for d in listed if d.name != name)]
     libraries = tuple(
         LibraryInfo(
             name=name,

@@ -74,6 +74,9 @@ class FactRules:
     fields: tuple[Field, ...]
     field_heading: re.Pattern[str]
     """``### <label>`` (group ``f<N>`` names the field), its answer on the next line."""
+    field_label: re.Pattern[str]
+    """``- **<label>**:`` with nothing after the colon (the old templates' bullets, answered on
+    the next line), groups as in ``field_heading``."""
     field_inline: re.Pattern[str]
     """``- <label>: answer`` / ``**<label>**: answer`` on one line (group ``answer``)."""
     patterns: tuple[FactPattern, ...]
@@ -139,6 +142,9 @@ def load() -> FactRules:
     return FactRules(
         fields=fields,
         field_heading=re.compile(rf"^\s*#{{1,6}}\s*\**\s*(?i:{labels})\s*\**\s*:?\s*$"),
+        field_label=re.compile(
+            rf"^\s*[-*+]\s+\**\s*(?i:{labels})\s*\**\s*(?:\([^)]*\))?\s*\**\s*:\s*\**\s*$"
+        ),
         field_inline=re.compile(
             rf"^\s*(?:[-*+]\s+)?\**\s*(?i:{labels})\s*\**\s*(?:\([^)]*\))?\s*[:=]\s*\**\s*(?P<answer>\S.*)$"
         ),

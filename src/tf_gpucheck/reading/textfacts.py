@@ -486,7 +486,14 @@ def _stated(
     """The facts of ``knowledge/facts.yaml`` in one line of a paste (fields, prose, listings)."""
     answer = None
     field = None
-    heading = rules.field_heading.match(previous) if previous.lstrip().startswith("#") else None
+    start = previous.lstrip()[:1]
+    heading = (
+        rules.field_heading.match(previous)
+        if start == "#"
+        else rules.field_label.match(previous)
+        if start in ("-", "*", "+") and previous.rstrip(" *").endswith(":")
+        else None
+    )
     if heading and not line.lstrip().startswith("#"):
         field, answer = factrules.field_of(heading, rules), line
     else:
@@ -519,6 +526,7 @@ def _stated(
             words = match.group(0).strip()
             if pattern.fact == "package":
                 name = factrules.package_name(match["name"])
+                value = value.rstrip("_*")  # Markdown's emphasis around a pin: _pip install x==1.2_
                 found.add(f"package:{name}", value.removesuffix(".x"), index, strength, words)
                 if name in TENSORFLOW_DISTRIBUTIONS:
                     found.add("tf_version", value, index, strength, words)
