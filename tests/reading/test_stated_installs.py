@@ -123,3 +123,16 @@ def test_a_pin_in_emphasis_is_one_distribution() -> None:
     causes = [f.cause for f in result.report.findings if f.status.value == "fail"]
     assert "multiple_tf_distributions" not in causes
     assert causes[0] == "cuda_libs_missing"  # TensorFlow 2.0 needs CUDA 10.0
+
+
+def test_a_row_with_a_short_version_is_the_writers() -> None:
+    """pip and conda print whole versions (1.6.0): "tensorflow 1.6" alone on a line is the
+    writer's (rpautrat/SuperPoint#121), and so said; "tensorflow-gpu 1.11" still names the
+    GPU build (iperov/DeepFaceLab#102)."""
+    machine = _stated("Ubuntu 16.04\ncuda9.0\ncudNN 7.6.4\ntensorflow 1.6\n")
+    assert machine.tf_version == "1.6"
+    assert not machine.printed("package:tensorflow")
+    listed = _stated("tensorflow-gpu 1.11\n")
+    assert listed.package("tensorflow-gpu") == "1.11"
+    assert not listed.printed("package:tensorflow-gpu")
+    assert _stated("tensorflow-gpu            1.11.0\n").printed("package:tensorflow-gpu")
