@@ -38,8 +38,9 @@ class Uninstall:
 
 @dataclass(frozen=True)
 class Shell:
-    """A command of the user's shell that is not the installer's (``unset PYTHONPATH``,
-    ``export PYTHONPATH=...``), run as it is written, before or after the package steps."""
+    """A command of the user's shell that is neither the installer's nor a variable's
+    (``rm -rf`` of a folder's records, ``python -m ensurepip``), run as it is written, before
+    or after the package steps."""
 
     words: str
 
@@ -58,7 +59,18 @@ class CondaInstall:
     verb = "install"
 
 
-Step = Install | Uninstall | Shell | CondaInstall
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable for the commands after it and the program: set to ``value``,
+    or unset where ``value`` is None; written in the target's shell's own words."""
+
+    name: str
+    value: str | None = None
+
+    verb = None
+
+
+Step = Install | Uninstall | Shell | CondaInstall | Variable
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,8 @@ class Fix:
                 steps.append({"uninstall": list(step.names)})
             elif isinstance(step, CondaInstall):
                 steps.append({"conda_install": list(step.specs), "channel": step.channel})
+            elif isinstance(step, Variable):
+                steps.append({"variable": step.name, "value": step.value})
             else:
                 steps.append({"shell": step.words})
         return {"steps": steps, "note": self.note}
@@ -163,9 +177,11 @@ def step_values(step: Install | Uninstall, *, uv: bool = False) -> list[str]:
     return [*([] if uv else ["-y"]), *step.names]
 
 
-def plain_words(step: Step) -> str:
+def plain_words(step: Step, *, windows: bool = False) -> str:
     if isinstance(step, Shell):
         return step.words
+    if isinstance(step, Variable):
+        return variable_words(step, windows=windows)
     if isinstance(step, CondaInstall):
         channel = ["-c", step.channel] if step.channel else []
         return " ".join(["conda", "install", *channel, *(f'"{s}"' for s in step.specs)])
@@ -178,6 +194,22 @@ def conda_install(*specs: str, channel: str | None = None, note: str = "") -> Fi
 
 def shell(words: str, note: str = "") -> Fix:
     return Fix((Shell(words),), note)
+
+
+def variable(name: str, value: str | None = None, note: str = "") -> Fix:
+    """Set ``name`` to ``value`` (unset it where None) for what runs after."""
+    return Fix((Variable(name, value),), note)
+
+
+def variable_words(step: Variable, *, windows: bool = False) -> str:
+    """A POSIX shell's ``export``/``unset``, or cmd.exe's ``set``, for the variable."""
+    from tf_gpucheck.target import shell_quote
+
+    if windows:
+        return f"set {step.name}=" if step.value is None else f'set "{step.name}={step.value}"'
+    if step.value is None:
+        return f"unset {step.name}"
+    return f"export {step.name}={shell_quote(step.value)}"
 
 
 def line(parts: Iterable[str], notes: Iterable[str]) -> str:

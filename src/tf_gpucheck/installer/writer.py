@@ -17,6 +17,7 @@ from tf_gpucheck.installer.intent import (
     Shell,
     Step,
     Uninstall,
+    Variable,
     line,
     plain_words,
     step_args,
@@ -107,15 +108,15 @@ def _operations(line_: _Line) -> Written:
     return Written(text, tuple(operations), "", note)
 
 
-def _plain(fix: Fix) -> _Line:
+def _plain(fix: Fix, *, windows: bool = False) -> _Line:
     return _Line(
-        [Part(plain_words(s), s.verb, "pip", _requirements(s)) for s in fix.steps],
+        [Part(plain_words(s, windows=windows), s.verb, "pip", _requirements(s)) for s in fix.steps],
         [fix.note] if fix.note else [],
     )
 
 
 def _requirements(step: Step) -> tuple[str, ...]:
-    if isinstance(step, Shell | CondaInstall):
+    if isinstance(step, Shell | CondaInstall | Variable):
         return ()
     return step.requirements if isinstance(step, Install) else step.names
 
@@ -136,11 +137,11 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
     from tf_gpucheck.target import shell_quote
 
     target = snapshot.target
-    if not any(isinstance(s, Install | Uninstall) for s in fix.steps):
-        return _plain(fix)
-    if target.error and not snapshot.system.python_version:
-        return _plain(fix)  # it did not answer as a Python: no command may name it
     windows = snapshot.system.os == "Windows"
+    if not any(isinstance(s, Install | Uninstall) for s in fix.steps):
+        return _plain(fix, windows=windows)
+    if target.error and not snapshot.system.python_version:
+        return _plain(fix, windows=windows)  # it did not answer as a Python: no command may name it
     python = shell_quote(target.python_executable, windows=windows)
     installer = snapshot.installer
     user = any(d.location == "user_site" for d in main_distributions(snapshot))
@@ -170,8 +171,8 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
             if index in outside:
                 made.append(outside[index])
                 continue
-            if isinstance(step, Shell | CondaInstall):
-                made.append(Part(plain_words(step), None, "other"))
+            if isinstance(step, Shell | CondaInstall | Variable):
+                made.append(Part(plain_words(step, windows=windows), None, "other"))
                 continue
             args = step_args(step)
             if runner == "uv" and isinstance(step, Uninstall):
@@ -243,7 +244,9 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
 def _unsets_pythonpath(fix: Fix) -> bool:
     """The fix runs the installer without ``PYTHONPATH`` (its pip then is the environment's own,
     seen crashing without it)."""
-    return any(isinstance(s, Shell) and s.words.startswith("unset PYTHONPATH") for s in fix.steps)
+    return any(
+        isinstance(s, Variable) and s.name == "PYTHONPATH" and s.value is None for s in fix.steps
+    )
 
 
 def _uninstall_outside(

@@ -86,23 +86,20 @@ def _outside(module: ModuleOrigin) -> bool:
 def _remaining_pythonpath(pythonpath: tuple[str, ...], entry: str | None) -> Fix:
     """The command that takes ``entry`` out of PYTHONPATH and keeps the rest."""
     import os
-    import shlex
 
     # what is observed: the entry comes before the environment's own site-packages (not whose
     # packages they are: a `pip install --target` folder belongs to no environment)
     if entry is None:
-        return intent.shell(
-            "unset PYTHONPATH", note="its folders come before this environment's own packages"
+        return intent.variable(
+            "PYTHONPATH", note="its folders come before this environment's own packages"
         )
     wanted = os.path.normcase(os.path.abspath(entry))
     rest = [p for p in pythonpath if os.path.normcase(os.path.abspath(p)) != wanted]
     if not rest or len(rest) == len(pythonpath):
-        return intent.shell(
-            "unset PYTHONPATH", note=f"{entry} comes before this environment's own packages"
+        return intent.variable(
+            "PYTHONPATH", note=f"{entry} comes before this environment's own packages"
         )
-    return intent.shell(
-        f"export PYTHONPATH={shlex.quote(os.pathsep.join(rest))}", note=f"without {entry}"
-    )
+    return intent.variable("PYTHONPATH", os.pathsep.join(rest), note=f"without {entry}")
 
 
 def _own_installs_after(fix: Fix, entry: str | None, snapshot: Snapshot, matrix: Matrix) -> Fix:

@@ -12,6 +12,7 @@ from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import facts, remedies
 from tf_gpucheck.checks.findings import Finding, Observation, fail, observation, ok, skip
 from tf_gpucheck.checks.registry import check
+from tf_gpucheck.installer import intent
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import LibraryInfo, Resolution, Snapshot
@@ -206,12 +207,11 @@ def _ahead_of_runpath(
     resolution: Resolution | None,
     snapshot: Snapshot,
     fits: Callable[[str | None], bool],
-) -> str | None:
+) -> Fix | None:
     """The fix where the loader takes ``wanted`` from a folder of LD_LIBRARY_PATH (searched
     before a RUNPATH, ld.so(8)) and TensorFlow's own RUNPATH holds a file of that SONAME that
     loads and ``fits`` (its version, from its own call): that folder out of LD_LIBRARY_PATH,
     nothing installed. ``None`` where that is not what was observed."""
-    import shlex
 
     if resolution is None or resolution.via != "ld_library_path" or not resolution.path:
         return None
@@ -240,9 +240,7 @@ def _ahead_of_runpath(
     )
     if len(rest) == len([e for e in entries if e]):
         return None  # the folder is not one of its entries as written (a link): not said
-    if not rest:
-        return f"unset LD_LIBRARY_PATH  # {why}"
-    return f"export LD_LIBRARY_PATH={shlex.quote(':'.join(rest))}  # {why}"
+    return intent.variable("LD_LIBRARY_PATH", ":".join(rest) or None, note=why)
 
 
 def _off_the_path(lib: LibraryInfo, wanted: str, resolution: Resolution | None) -> str | None:
@@ -282,13 +280,12 @@ def _owner_words(lib: LibraryInfo) -> str:
     return f"from {here.package}" if here.package else f"found via {here.source}"
 
 
-def _onto_the_path(files: list[str], snapshot: Snapshot) -> str:
+def _onto_the_path(files: list[str], snapshot: Snapshot) -> str | Fix:
     """The line that puts the folders of ``files`` first on LD_LIBRARY_PATH, keeping what it
     holds. In a notebook kernel (the target is the kernel itself), the variable is read when the
     process starts: loading the files first does it there, since the loader takes a library
     already loaded by its SONAME (tried: TensorFlow 2.21's own TryDlopenCUDALibraries then
     succeeds)."""
-    import shlex
 
     kernel = snapshot.kernel
     if kernel is not None and kernel.python == snapshot.target.python_executable:
@@ -302,9 +299,11 @@ def _onto_the_path(files: list[str], snapshot: Snapshot) -> str:
     value = ":".join(dict.fromkeys([*folders, *current]))
     requesters = snapshot.libraries.requesters
     requester = os.path.basename(requesters[0]) if requesters else "TensorFlow"
-    return (
-        f"export LD_LIBRARY_PATH={shlex.quote(value)}  # where TensorFlow runs: "
-        f"{requester}'s RUNPATH leaves {'these folders' if len(folders) > 1 else 'it'} out"
+    return intent.variable(
+        "LD_LIBRARY_PATH",
+        value,
+        note=f"where TensorFlow runs: {requester}'s RUNPATH leaves "
+        f"{'these folders' if len(folders) > 1 else 'it'} out",
     )
 
 
@@ -344,7 +343,7 @@ def cuda_libraries(snapshot: Snapshot, matrix: Matrix) -> Finding:
         else read_from
     ]
     observed: list[Observation] = []
-    asides: list[str | None] = []
+    asides: list[Fix | None] = []
     off: list[str] = []
     for name in required:
         lib = by_name.get(name)
