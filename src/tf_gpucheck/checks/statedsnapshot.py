@@ -4,6 +4,7 @@ left unknown, never assumed)."""
 
 from __future__ import annotations
 
+from tf_gpucheck.checks.layers.install import merged_into_tensorflow
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
 from tf_gpucheck.reading import textfacts
@@ -83,7 +84,7 @@ def stated_snapshot(stated: textfacts.StatedFacts, matrix: Matrix | None = None)
         d
         for d in listed
         if d.name != "tensorflow"
-        or _gpu_in_tensorflow(d.version)
+        or merged_into_tensorflow(d.version)
         or stated.printed("package:tensorflow")
     ]
     if tf and not any(d.version == tf for d in listed):
@@ -240,13 +241,3 @@ def said_for(stated: textfacts.StatedFacts, check_id: str) -> list[str]:
         if words and words not in seen:
             seen.append(words)
     return seen
-
-
-def _gpu_in_tensorflow(version: str) -> bool:
-    """Whether the plain ``tensorflow`` package of this release is the GPU build (2.1 on)."""
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return Version(version).release[:2] >= (2, 1)
-    except InvalidVersion:
-        return True

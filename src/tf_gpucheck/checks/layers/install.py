@@ -98,7 +98,7 @@ def _replaced_alone(own: Distribution) -> bool:
     """A distribution tf_install replaces where it is the only one: no GPU support, or the
     tensorflow-gpu that became tensorflow."""
     return own.name in commands.CPU_ONLY_DISTRIBUTIONS or (
-        own.name == "tensorflow-gpu" and _merged_into_tensorflow(own.version)
+        own.name == "tensorflow-gpu" and merged_into_tensorflow(own.version)
     )
 
 
@@ -170,7 +170,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
             matrix.fact("tensorflow_cpu_no_gpu").summary,
             _uninstall_and_install(snapshot, matrix, [name]),
         )
-    if name == "tensorflow" and not _merged_into_tensorflow(main[0].version):
+    if name == "tensorflow" and not merged_into_tensorflow(main[0].version):
         return fail(
             "tf_install",
             "tf_cpu_only_build",
@@ -182,7 +182,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 intent.install(f"tensorflow-gpu=={main[0].version}"),
             ),
         )
-    if name == "tensorflow-gpu" and _merged_into_tensorflow(main[0].version):
+    if name == "tensorflow-gpu" and merged_into_tensorflow(main[0].version):
         return warn(
             "tf_install",
             "tensorflow_gpu_deprecated",
@@ -227,7 +227,7 @@ def _no_cuda_build_here(snapshot: Snapshot) -> bool:
         return False
 
 
-def _merged_into_tensorflow(version: str) -> bool:
+def merged_into_tensorflow(version: str) -> bool:
     """From 2.1 the plain ``tensorflow`` package is the GPU build and ``tensorflow-gpu`` only an
     alias of it (later an empty package); up to 2.0 ``tensorflow-gpu`` was the GPU build itself
     (tensorflow.org/install/pip: "For releases 1.15 and older, CPU and GPU packages are
