@@ -33,7 +33,8 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "real-tf-2.21-and-cuda-loader-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.16.1-and-cuda-loader-py3.11": ("fail", "container_no_gpu"),
     "real-pip-23.0-py3.13-pythonpath-brings-another-pip": ("fail", "pythonpath_foreign"),
-    "real-tensorflow-cpu-2.21-target-on-pythonpath-py3.11": ("fail", "tf_cpu_only_build"),
+    # a CPU-only build in a container without a GPU: the place first, its replacement waits
+    "real-tensorflow-cpu-2.21-target-on-pythonpath-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.16.1-and-cuda-on-ld-library-path-py3.11": ("fail", "container_no_gpu"),
     "real-tf-2.21-and-cuda-cusolver-on-ld-library-path-py3.11": ("fail", "container_no_gpu"),
     "real-tensorflow-cpu-2.21-py3.11": ("fail", "tf_cpu_only_build"),

@@ -215,3 +215,34 @@ def test_every_unmet_requirement_the_installer_lists_is_met_by_one_install(tmp_p
     assert fix.count(" -m pip install ") == 1, fix
     assert '"protobuf<8.0.0,>=6.31.1"' in fix, fix
     assert '"ml_dtypes<1.0.0,>=0.5.1"' in fix, fix  # as TensorFlow's metadata spells it
+
+
+def test_a_missing_numpy_is_an_unmet_requirement_not_an_incompatible_numpy() -> None:
+    """pip check's line for a requirement that is not there (pip's ``check`` command: "X requires
+    Y, which is not installed."; a ``--no-deps`` install lacks them all): the cause is the unmet
+    requirement, not "NumPy incompatible", which is a NumPy that is there; a NumPy of the wrong
+    major version stays numpy_incompatible."""
+    from dataclasses import replace
+
+    from tests.conftest import scenario
+    from tf_gpucheck.checks import run_checks
+    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.snapshot import InstallerInfo, UnmetRequirement
+
+    missing = UnmetRequirement(
+        "tensorflow 2.21.0 requires numpy, which is not installed.",
+        "tensorflow", "2.21.0", "numpy", None, None,
+    )  # fmt: skip
+    wrong = UnmetRequirement(
+        "tensorflow 2.15.1 has requirement numpy<2.0.0,>=1.23.5, but you have numpy 2.1.3.",
+        "tensorflow", "2.15.1", "numpy", "numpy<2.0.0,>=1.23.5", "2.1.3",
+    )  # fmt: skip
+    seen = scenario("real-cpu-only-tf-2.21-no-driver")
+
+    def cause(unmet: UnmetRequirement) -> str | None:
+        installer = InstallerInfo("pip", "25.3", check=(unmet,), check_by="pip check")
+        found = run_checks(replace(seen, installer=installer), load_matrix()).findings
+        return next(f.cause for f in found if f.check == "tf_requirements")
+
+    assert cause(missing) == "tf_requirement_unmet"
+    assert cause(wrong) == "numpy_incompatible"

@@ -120,6 +120,16 @@ def _symptom_depth(code: str) -> int:
     return _UNEXPLAINED_DEPTH.get(code, DEPTH_LAST)
 
 
+GPU_INSTALLS = frozenset(
+    {"tf_not_installed", "tf_cpu_only_build", "cuda_libs_missing", "cudnn_missing",
+     "cudnn_version_mismatch"}
+)  # fmt: skip
+"""Causes whose fix installs TensorFlow's GPU build or its CUDA wheels (gigabytes): where the
+program runs reaches no GPU (a container, pod, job or notebook without one), that place is the
+first fix, and these wait for it (doctor's order and ``gpucheck fix``'s plan alike); a repair of
+wheels already there (a pin, a file put back) is not held."""
+
+
 PLACE_NO_GPU = frozenset(
     {
         "container_no_gpu",
@@ -602,7 +612,9 @@ def diagnose(
     # a place that reaches no GPU comes before installing TensorFlow: the install the fix would
     # make (several GB of CUDA wheels) is for a GPU the program cannot reach until then
     no_gpu_places = set(PLACE_CAUSES.values())
-    place_first = "tf_not_installed" in causes and any(code in causes for code in no_gpu_places)
+    place_first = any(code in causes for code in GPU_INSTALLS) and any(
+        code in causes for code in no_gpu_places
+    )
 
     # a Keras failure the program's own log shows stops it on every platform: a platform
     # without CUDA (which only keeps it on the CPU) does not explain it and comes after it
@@ -616,7 +628,7 @@ def diagnose(
         if code in SYMPTOMS:
             return _symptom_depth(code)
         if place_first and code in no_gpu_places:
-            return depth("tf_not_installed") - 1
+            return min(depth(code), *(depth(c) - 1 for c in causes if c in GPU_INSTALLS))
         if keras_seen and code in KERAS_CAUSES and in_the_log(cause):
             return depth("macos_no_cuda") - 0.5
         return depth(code)
@@ -639,6 +651,17 @@ def diagnose(
                 ),
             )
             if c.code == "tf_not_installed"
+            else dataclasses.replace(
+                c,
+                details="\n".join(
+                    [
+                        *([c.details] if c.details else []),
+                        "Replace it once the program can reach the GPU (first fix above); the "
+                        "installed build runs on the CPU meanwhile",
+                    ]
+                ),
+            )
+            if c.code == "tf_cpu_only_build"
             else c
             for c in ordered
         ]

@@ -78,21 +78,13 @@ def make_plan(report: Report, snapshot: Snapshot) -> Plan:
     return Plan(tuple(_after_the_place(steps)))
 
 
-GPU_INSTALLS = frozenset(
-    {"tf_not_installed", "tf_cpu_only_build", "cuda_libs_missing", "cudnn_missing",
-     "cudnn_version_mismatch"}
-)  # fmt: skip
-"""Steps that install TensorFlow's GPU build or its CUDA wheels (gigabytes); a repair of wheels
-already there (a pin, a file put back) is not held."""
-
-
 def _after_the_place(steps: list[Step]) -> list[Step]:
     """Where it runs reaches no GPU (a container without one, a pod, a job, a notebook runtime
     without an accelerator): that is the first thing to do, on the host or in the launcher, and
     the GPU installs wait for it (several GB of CUDA wheels for a GPU this cannot reach)."""
     from dataclasses import replace
 
-    from tf_gpucheck.checks.diagnosis import PLACE_CAUSES
+    from tf_gpucheck.checks.diagnosis import GPU_INSTALLS, PLACE_CAUSES
 
     place = next((s for s in steps if s.cause in set(PLACE_CAUSES.values())), None)
     if place is None:

@@ -74,7 +74,11 @@ def requirement_problems(
             numpy = item.installed
         if name in ("keras", "tf-keras"):
             continue
-        cause = _FAMILY.get(name, "tf_requirement_unmet")
+        # a missing one is unmet, whichever it is: NumPy or protobuf "incompatible" is a version
+        # that is there (a --no-deps install lacks them all: not a NumPy problem)
+        cause = (
+            _FAMILY.get(name, "tf_requirement_unmet") if item.installed else "tf_requirement_unmet"
+        )
         wanted = intent.install(f"{name}{requirement.specifier}")
         if item.installed is None:
             problems.append((cause, f"{name} is not installed ({item.of} requires it)", wanted))
@@ -133,6 +137,8 @@ def _family(unmet: UnmetRequirement) -> str:
         unmet.of in ("keras", "tf-keras") and (unmet.name in stale.TENSORFLOW_NAMES)
     ):
         return "keras_mismatch"
+    if unmet.have is None:  # not installed: unmet, not a version that is incompatible
+        return "tf_requirement_unmet"
     return _FAMILY.get(unmet.name, "tf_requirement_unmet")
 
 
