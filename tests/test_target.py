@@ -318,9 +318,12 @@ def test_fixes_use_the_target_pip_in_every_step() -> None:
         "'/opt/my env/bin/python' -m pip install --force-reinstall \"x>1\" && "
         "'/opt/my env/bin/python' -m pip uninstall -y y  # nothing named it"
     )
-    # words are words: a command said in prose is not rewritten
-    prose = intent.shell("use Python 3.12, then: pip install tensorflow")
-    assert writer.write(prose, flagged) == "use Python 3.12, then: pip install tensorflow"
+    # a step that is not the installer's is written as it is, whatever the target's installer
+    aside = intent.set_aside("/opt/my env/lib/python3.11/site-packages/other.pth")
+    assert writer.write(aside, flagged) == (
+        "mv '/opt/my env/lib/python3.11/site-packages/other.pth' "
+        "'/opt/my env/lib/python3.11/site-packages/other.pth.disabled'"
+    )
     windows = dataclasses.replace(
         flagged,
         system=dataclasses.replace(flagged.system, os="Windows"),

@@ -47,7 +47,17 @@ def test_doctor_json_contract(run_cli: Any) -> None:
             assert finding["fix"], finding
             assert set(finding["plan"]) == {"steps", "note"}
             assert all(
-                set(step) in ({"install", "options"}, {"uninstall"}, {"shell"})
+                set(step)
+                in (
+                    {"install", "options"},
+                    {"uninstall"},
+                    {"set_aside"},
+                    {"remove"},
+                    {"restore_pip"},
+                    {"fresh_environment", "python", "clear"},
+                    {"variable", "value"},
+                    {"conda_install", "channel"},
+                )
                 for step in finding["plan"]["steps"]
             )
         assert finding["status"] in {"ok", "warn", "fail", "skip", "info"}

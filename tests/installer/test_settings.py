@@ -235,8 +235,8 @@ def test_where_pip_installs_is_set_aside_only_on_install_parts_and_once() -> Non
         ),
     )
     assert isinstance(snapshot.target, TargetInfo)
-    words = intent.shell("mv a b", note="then pip install c")
-    assert writer.write(words, snapshot) == "mv a b  # then pip install c"
+    words = intent.set_aside("a", note="then pip install c")
+    assert writer.write(words, snapshot) == "mv a a.disabled  # then pip install c"
     fix = intent.then(intent.uninstall("tensorflow-cpu"), intent.install("tensorflow==2.21.*"))
     once = writer.write(fix, snapshot)
     assert once.startswith(

@@ -214,7 +214,8 @@ _FIXES = (
     intent.install("tensorflow==2.15.1", options=("--force-reinstall", "--no-deps")),
     intent.then(intent.uninstall("tensorflow-cpu"), intent.install("tensorflow[and-cuda]==2.21.*")),
     intent.install("nvidia-cudnn-cu12==9.3.0.75", options=("--target", "/srv/my tf")),
-    intent.then(intent.shell("unset PYTHONPATH"), intent.install("keras")),
+    intent.then(intent.variable("PYTHONPATH"), intent.install("keras")),
+    intent.then(intent.set_aside("/v/lib/python3.11/site-packages/other.pth"), intent.install("x")),
 )
 
 

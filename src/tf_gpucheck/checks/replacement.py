@@ -11,7 +11,6 @@ from tf_gpucheck.installer import commands, intent
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
-from tf_gpucheck.target import shell_quote
 
 
 def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> Fix:
@@ -30,15 +29,13 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> Fi
             # outside the environment) and --upgrade replaces the package folders but keeps
             # another distribution's record: its records go, the install goes there
             records = [
-                shell_quote(
-                    os.path.join(folder, f"{d.name.replace('-', '_')}-{d.version}.dist-info")
-                )
+                os.path.join(folder, f"{d.name.replace('-', '_')}-{d.version}.dist-info")
                 for d in commands.main_distributions(known.snapshot)
                 if d.name in remove or not remove
             ]
             into = intent.into_folder(install, folder)
             if records:
-                return intent.then(intent.shell(f"rm -rf {' '.join(records)}"), into)
+                return intent.then(intent.remove(*records), into)
             return into
     if not remove:
         return install

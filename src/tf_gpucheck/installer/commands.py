@@ -126,17 +126,14 @@ def rerun(snapshot: Snapshot, *args: str) -> str:
 
 def restore_pip(snapshot: Snapshot) -> Fix:
     """The target's own ``ensurepip --upgrade``: the pip its Python ships, over one that crashes."""
-    from tf_gpucheck.target import shell_quote
-
-    python = snapshot.target.python_executable or "python"
-    quoted = shell_quote(python, windows=snapshot.system.os == "Windows")
-    return intent.shell(f"{quoted} -m ensurepip --upgrade")
+    return intent.restore_pip(snapshot.target.python_executable or "python")
 
 
 def recreate_venv(env: str) -> Fix:
     """A virtual environment whose base Python is gone, made again in place."""
-    return intent.shell(
-        f"python3 -m venv --clear {env}",
+    return intent.fresh_environment(
+        env,
+        clear=True,
         note="recreate it with a Python that exists, then reinstall its packages",
     )
 

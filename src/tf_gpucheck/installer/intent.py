@@ -37,12 +37,45 @@ class Uninstall:
 
 
 @dataclass(frozen=True)
-class Shell:
-    """A command of the user's shell that is neither the installer's nor a variable's
-    (``rm -rf`` of a folder's records, ``python -m ensurepip``), run as it is written, before
-    or after the package steps."""
+class SetAside:
+    """Move the file ``path`` aside (to ``path.disabled``) so that what it does stops and it can
+    be put back: a ``.pth`` file that puts another environment's site-packages on ``sys.path``."""
 
-    words: str
+    path: str
+
+    verb = None
+
+
+@dataclass(frozen=True)
+class Remove:
+    """Remove the folders ``paths``: the records (``*.dist-info``) of distributions in a folder
+    of the user's (a ``--target`` layout), which the installer keeps there (pip's uninstall
+    names only the environment's own packages)."""
+
+    paths: tuple[str, ...]
+
+    verb = None
+
+
+@dataclass(frozen=True)
+class RestorePip:
+    """Put back the pip ``python`` ships (``ensurepip``; ``upgrade``: over one that does not run
+    on it); there is no working installer to ask until it has run."""
+
+    python: str
+    upgrade: bool = True
+
+    verb = None
+
+
+@dataclass(frozen=True)
+class FreshEnvironment:
+    """Make a virtual environment at ``path`` with ``python`` (``clear``: again in place, its
+    packages gone: one whose base interpreter is gone); it cannot be asked before it exists."""
+
+    path: str
+    python: str = "python3"
+    clear: bool = False
 
     verb = None
 
@@ -70,7 +103,25 @@ class Variable:
     verb = None
 
 
-Step = Install | Uninstall | Shell | CondaInstall | Variable
+Step = (
+    Install
+    | Uninstall
+    | SetAside
+    | Remove
+    | RestorePip
+    | FreshEnvironment
+    | CondaInstall
+    | Variable
+)
+
+HOST_STEPS = (SetAside, Remove, RestorePip, FreshEnvironment, CondaInstall, Variable)
+"""Steps that are not the target installer's ``install``/``uninstall``: written as they are."""
+
+NOT_ASKED = {
+    RestorePip: "no working pip is in this environment until ensurepip puts one there: nothing to ask",
+    FreshEnvironment: "a new environment cannot be asked before it exists",
+}
+"""Steps after which the installer cannot be asked in advance, and why (the proof says so)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +151,9 @@ class Fix:
     def to_dict(self) -> dict[str, object]:
         """The steps as data (``doctor --json``'s ``plan``): each ``{"install": [...],
         "options": [...]}``, ``{"uninstall": [...]}``, ``{"conda_install": [...], "channel": ...}``
-        or ``{"shell": "..."}``, and the note."""
+        ``{"set_aside": path}``, ``{"remove": [...]}``, ``{"restore_pip": python}``,
+        ``{"fresh_environment": path, "python": ..., "clear": ...}`` or ``{"variable": name,
+        "value": ...}``, and the note."""
         steps: list[dict[str, object]] = []
         for step in self.steps:
             if isinstance(step, Install):
@@ -111,8 +164,16 @@ class Fix:
                 steps.append({"conda_install": list(step.specs), "channel": step.channel})
             elif isinstance(step, Variable):
                 steps.append({"variable": step.name, "value": step.value})
+            elif isinstance(step, SetAside):
+                steps.append({"set_aside": step.path})
+            elif isinstance(step, Remove):
+                steps.append({"remove": list(step.paths)})
+            elif isinstance(step, RestorePip):
+                steps.append({"restore_pip": step.python})
             else:
-                steps.append({"shell": step.words})
+                steps.append(
+                    {"fresh_environment": step.path, "python": step.python, "clear": step.clear}
+                )
         return {"steps": steps, "note": self.note}
 
     def text(self) -> str:
@@ -178,8 +239,20 @@ def step_values(step: Install | Uninstall, *, uv: bool = False) -> list[str]:
 
 
 def plain_words(step: Step, *, windows: bool = False) -> str:
-    if isinstance(step, Shell):
-        return step.words
+    from tf_gpucheck.target import shell_quote
+
+    def q(path: str) -> str:
+        return shell_quote(path, windows=windows)
+
+    if isinstance(step, SetAside):
+        return f"{'move' if windows else 'mv'} {q(step.path)} {q(step.path + '.disabled')}"
+    if isinstance(step, Remove):
+        return " ".join(["rmdir /s /q" if windows else "rm -rf", *(q(p) for p in step.paths)])
+    if isinstance(step, RestorePip):
+        return f"{q(step.python)} -m ensurepip{' --upgrade' if step.upgrade else ''}"
+    if isinstance(step, FreshEnvironment):
+        clear = " --clear" if step.clear else ""
+        return f"{q(step.python)} -m venv{clear} {q(step.path)}"
     if isinstance(step, Variable):
         return variable_words(step, windows=windows)
     if isinstance(step, CondaInstall):
@@ -192,8 +265,28 @@ def conda_install(*specs: str, channel: str | None = None, note: str = "") -> Fi
     return Fix((CondaInstall(tuple(specs), channel),), note)
 
 
-def shell(words: str, note: str = "") -> Fix:
-    return Fix((Shell(words),), note)
+def set_aside(*paths: str, note: str = "") -> Fix:
+    """Each file of ``paths`` moved aside (``P`` to ``P.disabled``)."""
+    return Fix(tuple(SetAside(p) for p in paths), note)
+
+
+def remove(*paths: str, note: str = "") -> Fix:
+    return Fix((Remove(tuple(paths)),), note)
+
+
+def restore_pip(python: str, note: str = "") -> Fix:
+    return Fix((RestorePip(python),), note)
+
+
+def fresh_environment(
+    path: str, python: str = "python3", *, clear: bool = False, note: str = ""
+) -> Fix:
+    return Fix((FreshEnvironment(path, python, clear),), note)
+
+
+def not_asked(fix: Fix) -> str:
+    """Why the installer cannot be asked about ``fix`` before it runs ("" where it can)."""
+    return next((NOT_ASKED[type(s)] for s in fix.steps if type(s) in NOT_ASKED), "")
 
 
 def variable(name: str, value: str | None = None, note: str = "") -> Fix:

@@ -28,6 +28,7 @@ from collections.abc import Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from tf_gpucheck.installer.intent import NOT_ASKED
 from tf_gpucheck.installer.operations import Operation, read_command
 from tf_gpucheck.installer.proof import Proof, prove
 from tf_gpucheck.installer.proofcache import ProofCache, ProofKey, age_words
@@ -160,12 +161,7 @@ class Prover:
 
     def _asks_the_index(self, fix: str) -> bool:
         operations, why = self.operations(fix)
-        return (
-            not why
-            and bool(operations)
-            and " -m ensurepip" not in fix
-            and any(op.verb != "uninstall" for op in operations)
-        )
+        return not why and bool(operations) and any(op.verb != "uninstall" for op in operations)
 
     def _prove_and_keep(self, fix: str, key: ProofKey) -> Proof | None:
         proof = self._prove(fix)
@@ -221,18 +217,10 @@ class Prover:
         return self._prove_and_keep(fix, self.key(fix))
 
     def _prove(self, fix: str) -> Proof | None:
-        if " -m ensurepip" in fix:
-            return Proof(
-                "not_proven",
-                reason="no working pip is in this environment until ensurepip puts one there: nothing to ask",
-            )
         operations, why = self.operations(fix)
+        if why in NOT_ASKED.values():  # a step the writer said cannot be asked before it runs
+            return Proof("not_proven", reason=why)
         if why or not operations:
-            if " -m venv " in fix:
-                return Proof(
-                    "not_proven",
-                    reason="a new environment cannot be asked before it exists",
-                )
             return None
         changes: dict[str, tuple[str | None, str | None]] = {}
         by = ""

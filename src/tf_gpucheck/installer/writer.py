@@ -11,14 +11,15 @@ import shlex
 from dataclasses import dataclass, field, replace
 
 from tf_gpucheck.installer.intent import (
-    CondaInstall,
+    HOST_STEPS,
     Fix,
     Install,
-    Shell,
+    RestorePip,
     Step,
     Uninstall,
     Variable,
     line,
+    not_asked,
     plain_words,
     step_args,
     step_values,
@@ -87,7 +88,9 @@ class Written:
 def written(fix: Fix, snapshot: Snapshot, *, user: bool | None = None) -> Written:
     """:func:`write`, with the operations of the line."""
     line_ = _with_location(_with_index(_for_target(fix, snapshot, user), snapshot), snapshot)
-    return _operations(line_)
+    made = _operations(line_)
+    unasked = not_asked(fix)
+    return replace(made, operations=(), why_not=unasked) if unasked else made
 
 
 def _operations(line_: _Line) -> Written:
@@ -116,7 +119,7 @@ def _plain(fix: Fix, *, windows: bool = False) -> _Line:
 
 
 def _requirements(step: Step) -> tuple[str, ...]:
-    if isinstance(step, Shell | CondaInstall | Variable):
+    if isinstance(step, HOST_STEPS):
         return ()
     return step.requirements if isinstance(step, Install) else step.names
 
@@ -171,7 +174,7 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
             if index in outside:
                 made.append(outside[index])
                 continue
-            if isinstance(step, Shell | CondaInstall | Variable):
+            if isinstance(step, HOST_STEPS):
                 made.append(Part(plain_words(step, windows=windows), None, "other"))
                 continue
             args = step_args(step)
@@ -211,7 +214,9 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
         if installer is None or (installer.tool == "uv" and installer.error is None):
             return _Line(parts("uv", "uv pip", tail=f"--python {python}"), notes)
         # uv is not on the user's PATH: give the environment its own pip first
-        ensure = Part(f"{python} -m ensurepip", None, "other")
+        ensure = Part(
+            plain_words(RestorePip(target.python_executable, upgrade=False)), None, "other"
+        )
         return _Line([ensure, *parts("python", f"{python} -m pip")], notes)
     crashed = installer is not None and (
         installer.crash() is not None
@@ -227,7 +232,8 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
         # no pip in the environment (python -m venv --without-pip, a stripped image), or a pip
         # that crashes on this Python: its own ensurepip (--upgrade: over the broken one) before
         # its first pip
-        ensure = Part(f"{python} -m ensurepip{' --upgrade' if crashed else ''}", None, "other")
+        restore = RestorePip(target.python_executable, upgrade=crashed)
+        ensure = Part(plain_words(restore, windows=windows), None, "other")
         made = parts("python", f"{python} -m pip")
         first = next((i for i, p in enumerate(made) if p.runner == "python"), None)
         if first is None:

@@ -32,7 +32,6 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
     not this environment's to uninstall (its pip says "Not uninstalling ... outside
     environment"): that ``.pth`` file is set aside instead, and where this environment then
     holds one TensorFlow of its own, nothing is reinstalled."""
-    from tf_gpucheck.target import shell_quote
 
     main = commands.main_distributions(snapshot)
     shared = {
@@ -42,16 +41,8 @@ def _uninstall_and_install(snapshot: Snapshot, matrix: Matrix, remove: list[str]
     }
     if not shared:
         return replacement.replace_distributions(Known.from_snapshot(snapshot), matrix, remove)
-    windows = snapshot.system.os == "Windows"
     files = [p for p in dict.fromkeys(shared.values()) if p]
-    hide = intent.then(
-        *(
-            intent.shell(
-                f"mv {shell_quote(p, windows=windows)} {shell_quote(p + '.disabled', windows=windows)}"
-            )
-            for p in files
-        )
-    )
+    hide = intent.set_aside(*files)
     kept = [d for d in main if d.name not in shared]
     if len(kept) == 1 and kept[0].name in remove and _replaced_alone(kept[0]):
         # what remains once the file is aside is a build tf_install replaces on its own (a
