@@ -136,3 +136,30 @@ def test_a_row_with_a_short_version_is_the_writers() -> None:
     assert listed.package("tensorflow-gpu") == "1.11"
     assert not listed.printed("package:tensorflow-gpu")
     assert _stated("tensorflow-gpu            1.11.0\n").printed("package:tensorflow-gpu")
+
+
+def test_tensorflows_own_lines_rule_out_what_they_disprove() -> None:
+    """rpautrat/SuperPoint#77 (a low-utilisation story): TensorFlow 1.x's "Found device 0 with
+    properties" is printed only by its CUDA build once the driver answered. The reader's model
+    read the story as a CPU-only build; that line rules it out, and a missing driver with it,
+    while what it does not show (cuDNN, the libraries) stays possible."""
+    from tf_gpucheck.reading import logrules, logscan
+
+    line = (
+        "2019-09-18 11:34:49.190911: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1411] "
+        "Found device 0 with properties: "
+    )
+    classified = logscan.classify([line])
+    assert [c.rule.id for c in classified if c.rule] == ["found_device"]
+    shown = frozenset(s for c in classified if c.rule for s in c.rule.shows)
+    stated = StatedFacts()
+    for code, out in (
+        ("tf_cpu_only_build", True),
+        ("no_nvidia_driver", True),
+        ("gpu_hidden_by_env", True),
+        ("cudnn_missing", False),
+        ("cuda_libs_missing", False),
+    ):
+        assert _ruled_out(code, stated, load_matrix(), shown) is out, code
+    # a line that proves a GPU was reached is never itself an error
+    assert all(r.kind in ("good", "context") for r in logrules.load() if r.shows)

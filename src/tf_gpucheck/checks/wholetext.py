@@ -114,13 +114,37 @@ def _at_the_place(
     return out
 
 
-def _ruled_out(code: str, stated: textfacts.StatedFacts, matrix: Matrix) -> bool:
-    """Whether what the text states rules the model's cause out, judged by the stated facts and
-    the matrix, not by words: two TensorFlow distributions where a tool printed one; a
-    CPU-only build where it names only a GPU build; native Windows where it names another
+_RULED_OUT_BY_LINES: dict[str, frozenset[str]] = {
+    "cuda_build": frozenset({"tf_cpu_only_build", "macos_no_cuda"}),
+    "gpu_found": frozenset(
+        {"no_nvidia_driver", "no_nvidia_gpu", "gpu_hidden_by_env", "cuda_stub_libcuda",
+         "container_no_gpu", "pod_no_gpu", "slurm_no_gpu", "notebook_no_accelerator",
+         "nvml_driver_mismatch"}
+    ),
+    "gpu_device": frozenset({"cuda_libs_missing", "cudnn_missing"}),
+}  # fmt: skip
+"""What TensorFlow's own lines in the text prove (the rules' ``shows``) rules out: its CUDA build
+printed them, so it is no CPU-only build; it found a GPU through the driver, so a driver and a
+visible GPU are there; it made a GPU device (or loaded cuDNN), so its CUDA libraries loaded."""
+
+
+def _ruled_out(
+    code: str,
+    stated: textfacts.StatedFacts,
+    matrix: Matrix,
+    shown: frozenset[str] = frozenset(),
+) -> bool:
+    """Whether what the text states rules the model's cause out, judged by the stated facts, the
+    matrix and what TensorFlow's own lines in it show (``shown``), not by words: two
+    TensorFlow distributions where a tool printed one; a CPU-only build where it names only a
+    GPU build or the CUDA build's lines are there; native Windows where it names another
     system or a release that had native-Windows GPU builds; macOS where it names another
-    system; a Python TensorFlow has no wheels for where the stated release has them."""
+    system; a Python TensorFlow has no wheels for where the stated release has them; no driver,
+    GPU or CUDA libraries where TensorFlow's lines show it found the GPU or made its device."""
     from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
+
+    if any(code in _RULED_OUT_BY_LINES[s] for s in shown):
+        return True
 
     named = {name for name, _ in stated.packages if name in TENSORFLOW_DISTRIBUTIONS}
     row = matrix.release(stated.tf_version) if stated.tf_version else None
@@ -173,7 +197,10 @@ def whole_reading_findings(
     # as "Unable to register cuDNN factory" says "unable" too); read where it decides
     words = wanted.prose(classified)
     failed = _says(_FAILED, _FAILED_KEYS, words)
-    causes = [(c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix)]
+    shown = frozenset(s for line in classified if line.rule for s in line.rule.shows)
+    causes = [
+        (c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix, shown)
+    ]
     top, _p = ranked[0]
     (code, p), (second, p2) = _at_the_place(causes, stated)[:2]
     if top == "noise" and not failed:

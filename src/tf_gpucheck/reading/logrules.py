@@ -27,6 +27,7 @@ from tf_gpucheck import knowledge
 from tf_gpucheck.errors import GpucheckError
 
 Kind = Literal["actionable", "harmless", "no_gpu", "good", "context"]
+Shown = Literal["cuda_build", "gpu_found", "gpu_device"]
 """How much a line matters.
 
 - ``actionable``: something to fix.
@@ -62,6 +63,11 @@ class Rule:
     pattern matches: the scanner only tries a rule on a line that contains one of its keys."""
     family: str = ""
     examples: tuple[Example, ...] = ()
+    shows: tuple[Shown, ...] = ()
+    """What a line of this rule proves about the run that printed it, whatever else the text
+    says: ``cuda_build`` (only TensorFlow's CUDA build prints it), ``gpu_found`` (that build
+    reached a GPU through the driver), ``gpu_device`` (it made a GPU device: its CUDA libraries
+    loaded)."""
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -70,6 +76,7 @@ class Rule:
 
 
 _FIELDS = {"id", "kind", "cause", "pattern", "keys", "explanation", "source", "examples"}
+_OPTIONAL = {"shows"}
 
 
 def _bad(family: str, what: str) -> GpucheckError:
@@ -82,8 +89,11 @@ def _parse(family: str, data: Any) -> list[Rule]:
     sources = data.get("sources") or {}
     rules = []
     for entry in data["rules"]:
-        if not isinstance(entry, dict) or set(entry) != _FIELDS:
+        if not isinstance(entry, dict) or not _FIELDS <= set(entry) <= _FIELDS | _OPTIONAL:
             raise _bad(family, f"a rule must have exactly the fields {sorted(_FIELDS)}: {entry!r}")
+        shows = entry.get("shows") or []
+        if not isinstance(shows, list) or not set(shows) <= set(get_args(Shown)):
+            raise _bad(family, f"{entry['id']}: shows must list some of {get_args(Shown)}")
         if entry["kind"] not in get_args(Kind):
             raise _bad(family, f"{entry['id']}: unknown kind {entry['kind']!r}")
         if not isinstance(entry["pattern"], str) or not entry["pattern"]:
@@ -99,6 +109,7 @@ def _parse(family: str, data: Any) -> list[Rule]:
                 keys=tuple(str(key) for key in entry["keys"]),
                 family=family,
                 examples=tuple(Example(e["line"], e["origin"]) for e in entry["examples"] or ()),
+                shows=tuple(shows),
             )
         )
     return rules
