@@ -830,3 +830,27 @@ def test_the_writers_words_beside_a_message_quoted_without_its_prefix_are_read()
         title=title,
     ).report
     assert report.verdict.value == "ok"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/tensorflow/fold/issues/64",  # "GPU utilisation around 10%"
+        "https://github.com/xuyanfu/TensorFlow_RLRE/issues/12",  # "训练RL模型效率非常慢"
+        "https://github.com/google-research/google-research/issues/1139",  # "gpus are idle"
+        "https://github.com/mozilla/DeepSpeech/issues/776",  # "a computational bottleneck"
+    ],
+)
+def test_a_performance_complaint_is_never_nothing_to_fix(url: str) -> None:
+    """Real performance stories (benchmarks/samples/seventeenth, settled as the GPU waiting for
+    work): no log line names a cause, and the words say something is wrong (slow, idle, low
+    utilisation, a bottleneck): the answer is never "nothing to fix"."""
+    import yaml
+
+    sample = Path(__file__).parents[1] / "benchmarks" / "samples" / "seventeenth"
+    report = next(
+        r for r in yaml.safe_load((sample / "b_noise_perf.yaml").read_text()) if r["url"] == url
+    )
+    assert report["cause"] == "gpu_underused"
+    result = explain(report["text"], load_matrix(), title=report["title"])
+    assert result.report.verdict.value != "ok", result.report.first_fix

@@ -15,16 +15,19 @@ from tf_gpucheck.reading import logscan, textfacts, wanted
 
 _SYMPTOM_WORDS = (
     r"(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
-    r"|\bslow\b|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
+    r"|\bslow(?:er|ly|s|ness|down)?\b|\bbottlenecks?\b|\butili[sz]ation\b|\bidle\b"
+    r"|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
     r"|\b(?:uses?|using|runs?|running|trains?|training|install(?:s|ed)?)(?: only| still)? (?:on )?(?:the |my )?cpu\b"
     r"|\bcpu version\b"
     r"|只能(?:用|使用|在)?\s*cpu|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)"
+    r"|很慢|非常慢|太慢|变慢|慢了|利用率|遅い|느려|느리|медленн"
     r"|인식(?:이)? ?안|не видит"
 )
 _SYMPTOM_KEYS = (
-    "oom", "out of memory", "stuck", "freez", "hang", "slow", "not", "no gpu", "cpu", "instead", "卡住",
-    "内存不足", "显存不足", "認識", "인식", "не ",
+    "oom", "out of memory", "stuck", "freez", "hang", "slow", "bottleneck", "utili", "idle", "not", "no gpu",
+    "cpu", "instead", "卡住", "内存不足", "显存不足", "慢", "利用率", "遅い", "느", "медленн", "認識",
+    "인식", "не ",
 )  # fmt: skip
 _SYMPTOM = re.compile(_SYMPTOM_WORDS, re.IGNORECASE)
 """The words that tell a symptom no harmless message explains (memory ran out, it stopped, it
