@@ -63,8 +63,11 @@ def _says(pattern: re.Pattern[str], keys: Sequence[str], lines: Sequence[str]) -
 
 
 def _looks_fine(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
-    """A short text of versions and no message at all: nothing in it to read a failure from."""
-    return not any(line.rule is not None for line in classified) and len(classified) <= 2
+    """A short text of versions and no message at all: what it states was judged (and fits),
+    and nothing in it to read a failure from. A short text that states nothing (a question, a
+    complaint in a sentence) is the model's to read."""
+    short = not any(line.rule is not None for line in classified) and len(classified) <= 2
+    return short and bool(stated.evidence)
 
 
 DECIDES = {
