@@ -11,13 +11,15 @@ chief's work (checkpoints, summaries), so a cluster needs a chief or a worker.
 from __future__ import annotations
 
 from tf_gpucheck.checks.findings import Finding, fail, ok, skip, warn
+from tf_gpucheck.installer import intent
 from tf_gpucheck.snapshot import Snapshot, TfConfigInfo
 from tf_gpucheck.tfconfig import read_tf_config
 
 CHECK = "tf_config"
-_FIX = (
-    'export TF_CONFIG=\'{"cluster": {"worker": ["host1:2222", "host2:2222"]}, '
-    '"task": {"type": "worker", "index": 0}}\'  # the same cluster on every node, this node\'s task'
+_FIX = intent.variable(
+    "TF_CONFIG",
+    '{"cluster": {"worker": ["host1:2222", "host2:2222"]}, "task": {"type": "worker", "index": 0}}',
+    note="the same cluster on every node, this node's task",
 )
 
 

@@ -194,7 +194,11 @@ def _xla(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix:
     major = (cuda or "12").split(".")[0]
     return intent.install(
         f"nvidia-cuda-nvcc-cu{major}",
-        note="or: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda",
+        note="or: "
+        + intent.variable_words(
+            intent.Variable("XLA_FLAGS", "--xla_gpu_cuda_data_dir=/usr/local/cuda"),
+            windows=known.os == "Windows",
+        ),
     )
 
 
@@ -512,8 +516,12 @@ def _protobuf(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fix
     if any(item.line.rule and item.line.rule.id == "protobuf_descriptors" for item in evidence):
         return intent.install(
             "protobuf<=3.20.3",
-            note="code generated for protobuf 3 (or: export "
-            "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python)",
+            note="code generated for protobuf 3 (or: "
+            + intent.variable_words(
+                intent.Variable("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python"),
+                windows=known.os == "Windows",
+            )
+            + ")",
         )
     return intent.install(
         "protobuf",
@@ -621,7 +629,7 @@ def _windows_native(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) 
     return (
         f"{words}; TensorFlow {last.version}, the last release with native-Windows GPU support, "
         f"has wheels for Python {last.python} only, not {_series(python) or python}: make its "
-        f"environment with Python {wanted} (py -{wanted} -m venv .venv)"
+        f"environment with Python {wanted} ({commands.windows_environment(wanted)})"
     )
 
 

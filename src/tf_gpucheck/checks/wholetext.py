@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from tf_gpucheck.checks import diagnosis, remedies
 from tf_gpucheck.checks.findings import Finding, Status
+from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.reading import logscan, textfacts, wanted
 
@@ -70,14 +71,6 @@ def _looks_fine(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogL
     return short and bool(stated.evidence)
 
 
-DECIDES = {
-    "driver": "nvidia-smi on that machine (and its exit code) decides",
-    "library": 'the whole output of python -c "import tensorflow as tf; '
-    "print(tf.config.list_physical_devices('GPU'))\" on that machine decides",
-    "install": "pip list and python --version in that environment decide",
-    "speed": "gpucheck bench on that machine decides (the same models on its GPU and its CPU)",
-    "other": "gpucheck doctor on that machine decides (it observes what a text cannot say)",
-}
 _DECIDER_OF = {
     "no_nvidia_driver": "driver",
     "driver_too_old": "driver",
@@ -229,7 +222,7 @@ def whole_reading_findings(
         )
         status = Status.FAIL
     else:
-        decider = DECIDES[_DECIDER_OF.get(code, "other")]
+        decider = commands.DECIDES[_DECIDER_OF.get(code, "other")]
         summary = (
             f"cannot tell for sure from the text: most likely {code} ({p:.0%}), else {second} "
             f"({p2:.0%}); {decider}"
@@ -281,6 +274,6 @@ def conditional_reading(
     summary = (
         f"cannot tell for sure from the text whether this machine has an NVIDIA GPU for "
         f"TensorFlow: with one, {hint.summary.removeprefix(_IF_A_GPU)}; without one these lines "
-        f"are normal (harmless: {chance.get('noise', 0.0):.0%}); {DECIDES['driver']}"
+        f"are normal (harmless: {chance.get('noise', 0.0):.0%}); {commands.DECIDES['driver']}"
     )
     return [dataclasses.replace(hint, status=Status.WARN, summary=summary)]

@@ -164,3 +164,30 @@ CUDA_BY_HAND = (
     '(gpucheck matrix --tf <version>), or on Linux: pip install "tensorflow[and-cuda]"'
 )
 """What to do where the build's CUDA is not known."""
+
+
+DECIDES = {
+    "driver": "nvidia-smi on that machine (and its exit code) decides",
+    "library": 'the whole output of python -c "import tensorflow as tf; '
+    "print(tf.config.list_physical_devices('GPU'))\" on that machine decides",
+    "install": "pip list and python --version in that environment decide",
+    "speed": "gpucheck bench on that machine decides (the same models on its GPU and its CPU)",
+    "other": "gpucheck doctor on that machine decides (it observes what a text cannot say)",
+}
+"""The command that decides between two readings of a text, by what it would observe there
+(``explain``'s "cannot tell for sure"): one line each, the same in a POSIX shell and cmd."""
+
+
+def project_environment(os_name: str | None) -> str:
+    """Words for a gpucheck run from its own isolated tool environment (pipx, uv tool): the
+    project's environment is the one to diagnose."""
+    activate = ".venv\\Scripts\\activate" if os_name == "Windows" else "source .venv/bin/activate"
+    return (
+        f"activate your project's virtual environment ({activate}) and run gpucheck again, "
+        "or: gpucheck doctor --python /path/to/project/python"
+    )
+
+
+def windows_environment(python: str) -> str:
+    """The Python launcher's words for a virtual environment with ``python`` (``py -3.10``)."""
+    return f"py -{python} -m venv .venv"

@@ -123,8 +123,7 @@ def tf_install(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 "no environment to diagnose: gpucheck runs from its own isolated environment "
                 "(pipx / uv tool), which has no TensorFlow",
                 "\n".join(details),
-                "activate your project's virtual environment (source .venv/bin/activate) and run "
-                "gpucheck again, or: gpucheck doctor --python /path/to/project/python",
+                commands.project_environment(snapshot.system.os),
             )
         fix: str | Fix
         if rec.plan is not None:

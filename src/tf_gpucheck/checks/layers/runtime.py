@@ -13,6 +13,7 @@ from tf_gpucheck.checks.layers.platform import minor_version
 from tf_gpucheck.checks.layers.requirements import not_recorded
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import intent
+from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.probes.frameworks import cpu_only
 from tf_gpucheck.reading import logscan
@@ -295,6 +296,10 @@ CPU_ONLY_BUILD = {
 """Why a backend's build cannot use the GPU (JAX's and PyTorch's install pages)."""
 
 
+def _then(undo: Fix | str, note: str) -> Fix | str:
+    return undo.noted(note) if isinstance(undo, Fix) else f"{undo}  # {note}"
+
+
 @check("keras_backend", "The Keras backend setting names an installed backend")
 def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
     imports = snapshot.imports
@@ -305,7 +310,7 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
         return skip("keras_backend", "Keras 3 is not installed (only Keras 3 reads KERAS_BACKEND)")
     if imports.env.get("KERAS_BACKEND"):  # set but empty, Keras reads keras.json (config.py)
         backend, said = imports.env["KERAS_BACKEND"], "KERAS_BACKEND"
-        undo = "unset KERAS_BACKEND"
+        undo: Fix | str = intent.variable("KERAS_BACKEND")
     elif imports.keras_config_backend:
         backend, said = imports.keras_config_backend, f"{imports.keras_config}"
         undo = f'set "backend": "tensorflow" in {imports.keras_config}'
@@ -337,7 +342,7 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"{said} asks Keras for the {backend} backend, but {needs} is not installed: "
             "`import keras` and tf.keras fail",
             f"Keras 3 reads the backend from KERAS_BACKEND, else from keras.json ({said}).",
-            f"{undo}  # Keras then uses TensorFlow; or install {needs}",
+            _then(undo, f"Keras then uses TensorFlow; or install {needs}"),
         )
     versions = {d.name: d.version for d in snapshot.packages.other_frameworks or ()}
     if needs in versions and cpu_only(needs, versions) and facts.gpu_expected(snapshot):
@@ -348,7 +353,7 @@ def keras_backend(snapshot: Snapshot, matrix: Matrix) -> Finding:
             f"{said} asks Keras for the {backend} backend, and {build} is a CPU-only build: "
             "Keras models train on the CPU although this machine has a GPU",
             CPU_ONLY_BUILD.get(needs, ""),
-            f"{undo}  # Keras then uses TensorFlow; or install a CUDA build of {needs}",
+            _then(undo, f"Keras then uses TensorFlow; or install a CUDA build of {needs}"),
         )
     if backend != "tensorflow":
         return info(
