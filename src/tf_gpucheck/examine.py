@@ -67,6 +67,7 @@ def examine(
     lines name those paths). ``amend``: what the caller adds to a probed snapshot (the notebook
     its kernel)."""
     from tf_gpucheck.checks import Status, run_checks
+    from tf_gpucheck.checks.proofs import written_operations
     from tf_gpucheck.matrix import load_matrix
 
     provers: list[Prover] = []
@@ -94,7 +95,8 @@ def examine(
                 early = run_checks(partial, future.result(), checks=checks, allow_cpu=allow_cpu)
                 for cause in early.causes if every_fix else early.causes[:1]:
                     if cause.fix and cause.status in (Status.FAIL, Status.WARN):
-                        prover.submit(cause.fix)
+                        operations = written_operations(cause.fix, cause.plan, partial)
+                        prover.submit(cause.fix, operations)
 
             snapshot = collect_snapshot(
                 live,

@@ -9,13 +9,14 @@ from __future__ import annotations
 import dataclasses
 
 from tests.conftest import scenario
+from tests.installer.shellwords import read_command
 from tf_gpucheck.checks import Status, run_checks, stale
 from tf_gpucheck.checks.layers.libraries import cudnn
 from tf_gpucheck.checks.layers.requirements import tf_requirements
 from tf_gpucheck.checks.layers.runtime import keras
 from tf_gpucheck.fix.plan import read_step
+from tf_gpucheck.installer import intent, writer
 from tf_gpucheck.installer.intent import Install
-from tf_gpucheck.installer.operations import read_command
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.probes.installer import with_others
 from tf_gpucheck.probes.interpreter import InterpreterFacts, RawDistribution
@@ -156,11 +157,20 @@ def test_the_same_folder_is_a_fault_where_the_import_fails() -> None:
 def test_an_install_into_the_users_folder_is_proven_and_left_to_the_user() -> None:
     """The installer's dry run answers for ``--target`` (doctor proves it); ``gpucheck fix``
     does not run it: the folder is not part of the environment it records and restores."""
-    fix = '/env/bin/python -m pip install --target /work/tgt "nvidia-cuda-runtime-cu12<13.0"'
-    operations, _note, why = read_command(fix)
-    assert why == ""
+    snapshot = scenario("real-tf-2.21-target-on-pythonpath-py3.11")
+    plan = intent.install("nvidia-cuda-runtime-cu12<13.0", options=("--target", "/work/tgt"))
+    made = writer.written(plan, snapshot)
+    operations, _note, why = read_command(made.line)  # the line runs what the writer made
+    assert why == made.why_not == ""
+    assert operations == list(made.operations)
     assert operations[0].requirements == ("nvidia-cuda-runtime-cu12<13.0",)
-    step = read_step("cuda_libs_missing", Status.FAIL, "6 CUDA libraries missing", fix)
+    step = read_step(
+        "cuda_libs_missing",
+        Status.FAIL,
+        "6 CUDA libraries missing",
+        made.line,
+        made=(made.operations, made.note, made.why_not),
+    )
     assert step.operations == ()
     assert (
         step.why == "--target installs into a folder outside the environment gpucheck fix restores"

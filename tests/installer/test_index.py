@@ -19,7 +19,7 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
     "from versions: none", however right the requirement. doctor reads pip's own ``pip config
     debug`` in the user's setting, says where the setting is, and prints each install with
     ``PIP_NO_INDEX=0``; the real installer refuses the plain command and accepts that one."""
-    from tf_gpucheck.installer.operations import read_command
+    from tests.installer.shellwords import read_command
     from tf_gpucheck.installer.proof import prove
 
     python = venv_with_tensorflow_cpu(tmp_path)
@@ -126,7 +126,7 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
     """A uv environment whose user has UV_OFFLINE=1: uv's own resolved settings (`uv pip
     install --show-settings`) say it is offline; each printed `uv pip install` carries
     UV_OFFLINE=0, which the real uv takes as going online for that install."""
-    from tf_gpucheck.installer.operations import read_command
+    from tests.installer.shellwords import read_command
     from tf_gpucheck.installer.proof import prove
 
     python = uv_venv(tmp_path / "uvenv")
@@ -158,7 +158,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     how to lift it said on the line; where it holds none of it, pip would refuse the install
     as printed (seen pasted: "Could not find a version that satisfies the requirement"), so the
     install is printed with the setting lifted for it, and why."""
-    from tf_gpucheck.installer.operations import read_command
+    from tests.installer.shellwords import read_command
     from tf_gpucheck.installer.proof import prove
 
     python = venv_with_tensorflow_cpu(tmp_path)
@@ -169,7 +169,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     (wheels / "numpy-2.3.5.tar.gz").write_bytes(b"")
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
                   PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))  # fmt: skip
-    fix = data["first_fix"]["fix"]
+    fix = next(c for c in data["causes"] if c["cause"] == "tf_cpu_only_build")["fix"]
     assert "PIP_NO_INDEX=0 " not in fix.split("  #")[0], fix
     assert f"(PIP_NO_INDEX=1): it looks only in {wheels}" in fix, fix
 
@@ -178,7 +178,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     (empty / "numpy-2.3.5.tar.gz").write_bytes(b"")
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
                   PIP_NO_INDEX="1", PIP_FIND_LINKS=str(empty))  # fmt: skip
-    fix = data["first_fix"]["fix"]
+    fix = next(c for c in data["causes"] if c["cause"] == "tf_cpu_only_build")["fix"]
     code = fix.split("  #")[0]
     for part in code.split(" && "):
         assert ("pip install" in part) == part.startswith("PIP_NO_INDEX=0 "), fix

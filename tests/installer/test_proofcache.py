@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.installer.shellwords import read_command
 from tf_gpucheck.installer.proof import Proof
 from tf_gpucheck.installer.proofcache import ProofCache, ProofKey
 from tf_gpucheck.installer.prover import NOT_YET, Prover
@@ -117,8 +118,10 @@ def test_a_dry_run_doctor_did_not_wait_for_is_there_next_time(tmp_path: Path) ->
     cache = ProofCache(tmp_path / "cache")
     environ = dict(os.environ)
     fix = f'{python} -m pip install "packaging"'
+    found, _, _ = read_command(fix)  # what the writer would make with this line
+    operations = (tuple(found), "")
     first = Prover(python, {}, pip, environ=environ, cwd=str(tmp_path), cache=cache, workers=True)
-    early = first.answer(fix, time.monotonic())
+    early = first.answer(fix, time.monotonic(), operations)
     first.close()
     assert early is not None
     assert early.status == "not_proven"
@@ -133,7 +136,7 @@ def test_a_dry_run_doctor_did_not_wait_for_is_there_next_time(tmp_path: Path) ->
         pytest.skip(f"the index could not be asked here: {kept[0].reason}")
     second = Prover(python, {}, pip, environ=environ, cwd=str(tmp_path), cache=cache, workers=True)
     start = time.monotonic()
-    answer = second.answer(fix, time.monotonic())
+    answer = second.answer(fix, time.monotonic(), operations)
     second.close()
     assert answer is not None
     assert answer.status == "proven", answer

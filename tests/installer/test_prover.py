@@ -16,7 +16,7 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     """A real pip whose files may not grow past 1 KiB (as on a full disk): its dry run fails
     with pip's own OSError line. That is the machine, not an answer about the command: the fix
     stays, not proven, with pip's line; never "the installer refused it"."""
-    from tf_gpucheck.installer.operations import read_command
+    from tests.installer.shellwords import read_command
     from tf_gpucheck.installer.proof import prove
 
     python = venv_with_pip(tmp_path / "venv")
@@ -50,7 +50,7 @@ def test_a_dry_run_stopped_at_the_deadline_leaves_nothing_in_tmp(tmp_path: Path)
     """pip unpacks what it downloads into pip-unpack-* under TMPDIR, and a dry run stopped at
     the proof's deadline cannot clean up: the proof gives pip a TMPDIR of its own and removes it.
     Here an installer that writes there and never answers stands in for a stalled download."""
-    from tf_gpucheck.installer.operations import read_command
+    from tests.installer.shellwords import read_command
     from tf_gpucheck.installer.proof import prove
 
     seen = tmp_path / "tmpdir-seen"

@@ -66,8 +66,8 @@ def test_a_target_variable_does_not_hide_an_externally_managed_python(tmp_path: 
     install_fake(user_site, "tensorflow-cpu", "2.21.0")
     data = doctor(Path(python), "--proof-budget", "0", cwd=tmp_path, HOME=str(tmp_path),
                   PIP_TARGET=str(tmp_path / "pip-target"))  # fmt: skip
-    fix = data["first_fix"]["fix"]
-    assert data["first_fix"]["cause"] == "tf_cpu_only_build", data["first_fix"]
+    # the CPU-only build's fix (in this container without a GPU the place comes first)
+    fix = next(c for c in data["causes"] if c["cause"] == "tf_cpu_only_build")["fix"]
     assert fix.startswith(f"{python} -m venv "), fix
     assert "pip uninstall" not in fix, fix
 
@@ -177,7 +177,7 @@ def test_a_prefix_variable_of_the_users_is_emptied_for_each_install(tmp_path: Pa
     user = {"HOME": str(tmp_path), "PIP_PREFIX": str(folder), "PIP_FIND_LINKS": str(wheels),
             "PIP_NO_INDEX": "1"}  # fmt: skip
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, **user)
-    fix = data["first_fix"]["fix"]
+    fix = next(c for c in data["causes"] if c["cause"] == "tf_cpu_only_build")["fix"]
     assert f"your pip is set to install elsewhere (PIP_PREFIX={folder})" in fix, fix
     install = next(p for p in fix.split("  #")[0].split(" && ") if "pip install" in p)
     assert install.startswith("PIP_PREFIX= "), fix
@@ -191,7 +191,7 @@ def _lands_in_the_environment_only_as_printed(
     """The real pip, in the user's setting, installs a wheel from the wheelhouse: under
     ``folder`` run plainly, into the environment with the printed install's variables (but the
     index's: the wheelhouse holds it, nothing is downloaded)."""
-    from tf_gpucheck.installer.operations import read_command
+    from tests.installer.shellwords import read_command
 
     printed, _, why = read_command(install)
     assert not why

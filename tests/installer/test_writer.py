@@ -15,9 +15,9 @@ import pytest
 
 from tests.conftest import first_environment_fix, scenario
 from tests.helpers import gpucheck
+from tests.installer.shellwords import read_command
 from tests.paths import DATA
 from tf_gpucheck.installer import intent, writer
-from tf_gpucheck.installer.operations import read_command
 from tf_gpucheck.snapshot import Distribution, InstallerInfo, InstallerSetting, Snapshot
 
 BASE = os.path.join(sys.base_prefix, "bin", f"python{sys.version_info[0]}.{sys.version_info[1]}")
@@ -299,8 +299,8 @@ def test_a_fix_is_written_for_the_target_once_from_its_steps(
     import dataclasses
 
     from tests.conftest import scenario
+    from tests.installer.shellwords import read_command
     from tf_gpucheck.installer import intent, writer
-    from tf_gpucheck.installer.operations import read_command
     from tf_gpucheck.snapshot import InstallerInfo, PolicyAnswer
 
     snapshot = scenario("real-tensorflow-cpu-2.21-py3.11")

@@ -34,7 +34,7 @@ def prove_report(
     if not every:
         wanted = wanted[:1]
     for cause in wanted:  # start them all before waiting for any
-        prover.submit(cause.fix or "", _operations(cause.fix or "", cause.plan, snapshot))
+        prover.submit(cause.fix or "", written_operations(cause.fix or "", cause.plan, snapshot))
     proven: dict[str, Cause] = {}
     for cause in wanted:
         proven[cause.code] = _settle(cause, prover, deadline, snapshot)
@@ -57,7 +57,7 @@ def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | 
             candidates.append((here, cause.plan))
     for fix, plan in candidates:
         user = False if fix != cause.fix and plan is cause.plan else None
-        proof = prover.answer(fix, deadline, _operations(fix, plan, snapshot, user=user))
+        proof = prover.answer(fix, deadline, written_operations(fix, plan, snapshot, user=user))
         if proof is None:
             return cause
         if proof.status != "refused":
@@ -81,15 +81,18 @@ def _settle(cause: Cause, prover: Prover, deadline: float, snapshot: Snapshot | 
     )
 
 
-def _operations(
+def written_operations(
     fix: str, plan: Fix | None, snapshot: Snapshot | None, *, user: bool | None = None
-) -> tuple[tuple[Operation, ...], str] | None:
-    """What ``fix`` runs, as the writer made it with the line from ``plan``; ``None`` (the prover
-    reads the line) for a fix that is words or was not written from a plan here."""
+) -> tuple[tuple[Operation, ...], str]:
+    """What ``fix`` runs, as the writer made it with the line from ``plan``; nothing for a fix
+    that is words or was not written from a plan here (a printed line is never read back)."""
     if plan is None or snapshot is None:
-        return None
+        return (), WORDS
     made = writer.written(plan, snapshot, user=user)
-    return (made.operations, made.why_not) if made.line == fix else None
+    return (made.operations, made.why_not) if made.line == fix else ((), WORDS)
+
+
+WORDS = "a fix in words: yours to run, nothing the installer is asked"
 
 
 def _match(finding: Finding, proven: Mapping[str, Cause]) -> Finding:

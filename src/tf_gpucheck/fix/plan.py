@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tf_gpucheck.checks.findings import Report, Status
 from tf_gpucheck.installer import writer
-from tf_gpucheck.installer.operations import OUTSIDE_OPTIONS, Operation, read_command
+from tf_gpucheck.installer.operations import OUTSIDE_OPTIONS, Operation
 from tf_gpucheck.snapshot import Snapshot
 
 
@@ -125,8 +125,8 @@ def read_step(
     if made is not None:
         found, note, why = made
         operations = list(found)
-    else:
-        operations, note, why = read_command(fix)
+    else:  # words (a cause's host-side fix): the user's to run, never read back into commands
+        operations, note, why = [], "", "a step in words: gpucheck runs only the fixes it wrote"
     if windows:
         return Step(
             cause,

@@ -29,7 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from tf_gpucheck.installer.intent import NOT_ASKED
-from tf_gpucheck.installer.operations import Operation, read_command
+from tf_gpucheck.installer.operations import Operation
 from tf_gpucheck.installer.proof import Proof, prove
 from tf_gpucheck.installer.proofcache import ProofCache, ProofKey, age_words
 
@@ -96,11 +96,12 @@ class Prover:
         self._operations[fix] = operations
 
     def operations(self, fix: str) -> tuple[tuple[Operation, ...], str]:
+        """What ``fix`` runs, as the writer made it; a line given without them is words, and
+        nothing is asked about it (a printed line is never read back)."""
         known = self._operations.get(fix)
         if known is not None:
             return known
-        operations, _note, why = read_command(fix)
-        return tuple(operations), why
+        return (), "a fix in words: nothing the installer is asked"
 
     def key(self, fix: str) -> ProofKey:
         return ProofKey.of(
