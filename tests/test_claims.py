@@ -28,7 +28,10 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import claims  # noqa: E402
+import claims_fixes  # noqa: E402
+import claims_oracle  # noqa: E402
 import claims_recipes as recipes  # noqa: E402
+import claims_statements  # noqa: E402
 
 GPUCHECK = os.environ.get("GPUCHECK_CLAIMS_GPUCHECK", sys.executable)
 """The Python whose tf_gpucheck runs doctor (this one; another checkout's to compare)."""
@@ -136,23 +139,23 @@ def test_oracle_import_through_a_pth_file_is_not_the_target_s(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     w, b, site_a = pth_envs
-    oracle = claims.Oracle(built_for(w, b), tmp_path / "scratch", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built_for(w, b), tmp_path / "scratch", recipes.CACHE / "bin")
     spec = oracle.spec("tensorflow")
     assert spec is not None
     assert spec["origin"] == os.path.realpath(site_a / "tensorflow" / "__init__.py")
     assert spec["added_by"] == "pth"
     assert spec["in_target"] is False
-    said = claims.Statement(
+    said = claims_statements.Statement(
         "import",
         "text",
         "user_import",
         "`import tensorflow` loads this environment's TensorFlow",
         {"module": "tensorflow", "in_target": True, "package_of_distribution": True},
     )
-    claims.judge(said, oracle)
+    claims_oracle.judge(said, oracle)
     assert said.verdict == "false"
     assert "not under the target's prefix" in said.truth
-    right = claims.Statement(
+    right = claims_statements.Statement(
         "import",
         "observed",
         "user_import",
@@ -164,7 +167,7 @@ def test_oracle_import_through_a_pth_file_is_not_the_target_s(
             "added_by": "pth",
         },
     )
-    claims.judge(right, oracle)
+    claims_oracle.judge(right, oracle)
     assert right.verdict == "true", right.truth
 
 
@@ -180,10 +183,10 @@ def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_p
     (checkout / "tensorflow").mkdir(parents=True)
     (checkout / "tensorflow" / "__init__.py").write_text("")
     built = built_for(w2, b, PYTHONPATH=str(checkout))
-    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
 
-    def said(*shadows: Path) -> claims.Statement:
-        return claims.Statement(
+    def said(*shadows: Path) -> claims_statements.Statement:
+        return claims_statements.Statement(
             "import",
             "observed",
             "user_import",
@@ -192,13 +195,13 @@ def test_oracle_judges_each_shadow_said(pth_envs: tuple[Path, Path, Path], tmp_p
         )
 
     right = said(w2 / "work" / "tensorflow.py", checkout / "tensorflow" / "__init__.py")
-    claims.judge(right, oracle)
+    claims_oracle.judge(right, oracle)
     assert right.verdict == "true", right.truth
     packaged = said(site_a / "tensorflow" / "__init__.py")  # a distribution's, and not ahead
-    claims.judge(packaged, oracle)
+    claims_oracle.judge(packaged, oracle)
     assert packaged.verdict == "false"
     gone = said(w2 / "work" / "keras.py")
-    claims.judge(gone, oracle)
+    claims_oracle.judge(gone, oracle)
     assert gone.verdict == "false"
     assert "no such module file" in gone.truth
 
@@ -208,35 +211,35 @@ def test_oracle_distributions_and_pip_check(
     pth_envs: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     w, b, _site_a = pth_envs
-    oracle = claims.Oracle(built_for(w, b), tmp_path / "scratch", recipes.CACHE / "bin")
-    absent = claims.Statement(
+    oracle = claims_oracle.Oracle(built_for(w, b), tmp_path / "scratch", recipes.CACHE / "bin")
+    absent = claims_statements.Statement(
         "distribution_absent",
         "text",
         "tf_install",
         "TensorFlow is not installed in this Python",
-        {"names": sorted(claims._TF_DISTRIBUTIONS), "package": "tensorflow"},
+        {"names": sorted(claims_statements._TF_DISTRIBUTIONS), "package": "tensorflow"},
     )
-    claims.judge(absent, oracle)
+    claims_oracle.judge(absent, oracle)
     assert (
         absent.verdict == "false"
     )  # importable, and importlib.metadata lists it, through the .pth
-    present = claims.Statement(
+    present = claims_statements.Statement(
         "distribution", "text", "tf_install", "", {"name": "tensorflow", "version": "2.21.0"}
     )
-    claims.judge(present, oracle)
+    claims_oracle.judge(present, oracle)
     assert present.verdict == "true", present.truth
     # pip's own check, run by B's pip: it sees A's distribution through the .pth file
-    unmet = claims.Statement(
+    unmet = claims_statements.Statement(
         "requirement",
         "text",
         "tf_requirements",
         "",
         {"of": "tensorflow", "name": "numpy", "have": None, "requirement": "numpy"},
     )
-    claims.judge(unmet, oracle)
+    claims_oracle.judge(unmet, oracle)
     assert unmet.verdict == "true", unmet.truth
-    met = claims.Statement("requirements_met", "text", "tf_requirements", "", {})
-    claims.judge(met, oracle)
+    met = claims_statements.Statement("requirements_met", "text", "tf_requirements", "", {})
+    claims_oracle.judge(met, oracle)
     assert met.verdict == "false"
     assert "numpy" in met.truth
 
@@ -249,14 +252,16 @@ def test_oracle_shadowing_file_in_the_user_folder(
     folder.mkdir()
     built = built_for(folder, b)
     (built.cwd / "numpy.py").write_text("")
-    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
     spec = oracle.spec("numpy")
     assert spec is not None
     assert spec["added_by"] == "cwd"
-    nothing = claims.Statement("no_shadow", "text", "user_import", "", {"modules": ["numpy"]})
-    claims.judge(nothing, oracle)
+    nothing = claims_statements.Statement(
+        "no_shadow", "text", "user_import", "", {"modules": ["numpy"]}
+    )
+    claims_oracle.judge(nothing, oracle)
     assert nothing.verdict == "false"
-    shadowed = claims.Statement(
+    shadowed = claims_statements.Statement(
         "import",
         "text",
         "user_import",
@@ -267,7 +272,7 @@ def test_oracle_shadowing_file_in_the_user_folder(
             "package_of_distribution": False,
         },
     )
-    claims.judge(shadowed, oracle)
+    claims_oracle.judge(shadowed, oracle)
     assert shadowed.verdict == "true", shadowed.truth
 
 
@@ -304,11 +309,11 @@ def test_oracle_loader_order_runpath_after_ld_library_path(tmp_path: Path) -> No
     w = tmp_path / "w"
     w.mkdir()
     built = built_for(w, Path(sys.executable))
-    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
     path, error, _ = oracle.dlopen("libclaimsdemo.so.1", "", str(requester))
     assert path == os.path.realpath(near), error
     built.user_env["LD_LIBRARY_PATH"] = str(far.parent)
-    oracle = claims.Oracle(built, tmp_path / "scratch2", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch2", recipes.CACHE / "bin")
     path, error, _ = oracle.dlopen("libclaimsdemo.so.1", "", str(requester))
     assert path == os.path.realpath(far), error
     # and what ld.so itself says it loads, for the same program and variables
@@ -324,17 +329,17 @@ def test_oracle_loader_order_runpath_after_ld_library_path(tmp_path: Path) -> No
 
 
 def test_fix_commands_are_split_and_aimed_at_the_copy(tmp_path: Path) -> None:
-    assert claims.split_fix('pip uninstall -y a && pip install "b==1.*"  # why') == [
+    assert claims_fixes.split_fix('pip uninstall -y a && pip install "b==1.*"  # why') == [
         ["pip", "uninstall", "-y", "a"],
         ["pip", "install", "b==1.*"],
     ]
-    assert claims.split_fix("curl x | sh") is None
+    assert claims_fixes.split_fix("curl x | sh") is None
     copy = tmp_path / "wfix"
     (copy / "env" / "bin").mkdir(parents=True)
     env = {"PATH": f"{copy}/env/bin:/usr/bin:/bin"}
     (copy / "env" / "bin" / "pip").write_text("#!/elsewhere/python\n")
     (copy / "env" / "bin" / "pip").chmod(0o755)
-    part = claims._classify(["pip", "install", "x"], env, copy)
+    part = claims_fixes._classify(["pip", "install", "x"], env, copy)
     assert part is not None
     assert not part.outside
     assert part.argv[:3] == [
@@ -342,11 +347,11 @@ def test_fix_commands_are_split_and_aimed_at_the_copy(tmp_path: Path) -> None:
         "-m",
         "pip",
     ]  # never the copied script's shebang
-    system = claims._classify(["/usr/bin/python3", "-m", "pip", "install", "x"], env, copy)
+    system = claims_fixes._classify(["/usr/bin/python3", "-m", "pip", "install", "x"], env, copy)
     assert system is not None
     assert system.outside  # only ever dry-run
     assert (
-        claims._rewrite(f"{tmp_path}/w/env:{tmp_path}/w", tmp_path / "w", copy)
+        claims_fixes._rewrite(f"{tmp_path}/w/env:{tmp_path}/w", tmp_path / "w", copy)
         == f"{copy}/env:{copy}"
     )
 
@@ -368,12 +373,12 @@ def test_doctor_statements_hold_for_an_env_reaching_into_another(
     every statement the oracle can check is true."""
     w, b, _ = pth_envs
     built = built_for(w, b)
-    run = claims.run_doctor(built, GPUCHECK, no_tf=True, activated=False)
+    run = claims_statements.run_doctor(built, GPUCHECK, no_tf=True, activated=False)
     assert run.report is not None, run.stderr_tail
-    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
-    found = claims.statements(run.report)
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    found = claims_statements.statements(run.report)
     for statement in found:
-        claims.judge(statement, oracle)
+        claims_oracle.judge(statement, oracle)
     assert [s.kind for s in found if s.kind == "import"], "no statement about the import"
     assert [(s.check, s.said, s.truth) for s in found if s.verdict == "false"] == []
 
@@ -450,14 +455,14 @@ def test_a_version_a_later_recipe_step_moved_is_not_the_fixs_doing(tmp_path: Pat
     install_fake(site, "tensorflow", "2.17.1")
     built = type("Built", (), {"explicit": {"tensorflow": "2.21.0"}})()
     env = dict(os.environ)
-    before = claims._versions(str(python), env, tmp_path)
+    before = claims_fixes._versions(str(python), env, tmp_path)
     assert before["tensorflow"] == "2.17.1"
-    assert claims._went_down(built, str(python), env, tmp_path, before) == []
+    assert claims_fixes._went_down(built, str(python), env, tmp_path, before) == []
 
     shutil.rmtree(site / "tensorflow")
     shutil.rmtree(site / "tensorflow-2.17.1.dist-info")
     install_fake(site, "tensorflow", "2.16.2")
-    lowered = claims._went_down(built, str(python), env, tmp_path, before)
+    lowered = claims_fixes._went_down(built, str(python), env, tmp_path, before)
     assert lowered == ["tensorflow 2.17.1 -> 2.16.2"]
 
 
@@ -475,10 +480,10 @@ def test_the_users_own_choice_back_in_view_is_no_loss(tmp_path: Path) -> None:
     install_fake(other, "protobuf", "7.36.2")
     built = type("Built", (), {"explicit": {"protobuf": "3.20.3"}})()
     lent = {**os.environ, "PYTHONPATH": str(other)}
-    before = claims._versions(str(python), lent, tmp_path)
+    before = claims_fixes._versions(str(python), lent, tmp_path)
     assert before["protobuf"] == "7.36.2"
     plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    assert claims._went_down(built, str(python), plain, tmp_path, before) == []
+    assert claims_fixes._went_down(built, str(python), plain, tmp_path, before) == []
 
 
 @pytest.mark.slow
@@ -492,31 +497,35 @@ def test_the_wheelhouse_stands_in_for_the_index_only_where_the_users_pip_uses_on
     python = venv(tmp_path / "env")
     plain = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     plain["PIP_CONFIG_FILE"] = os.devnull
-    part = claims.Part(
+    part = claims_fixes.Part(
         "pip",
         [str(python), "-m", "pip", "install", "demo"],
         subcommand="install",
         python=str(python),
     )
-    uses = claims._pip_options(part, plain, tmp_path)
+    uses = claims_fixes._pip_options(part, plain, tmp_path)
     assert uses is not None
     assert not uses.no_index
-    assert claims._pip_options(part, {**plain, "PIP_NO_INDEX": "1"}, tmp_path) == (
-        claims.PipOptions(True, ())
+    assert claims_fixes._pip_options(part, {**plain, "PIP_NO_INDEX": "1"}, tmp_path) == (
+        claims_fixes.PipOptions(True, ())
     )
     conf = tmp_path / "pip.conf"
     conf.write_text("[global]\nno-index = true\nfind-links = /srv/wheels\n")
-    off = claims._pip_options(part, {**plain, "PIP_CONFIG_FILE": str(conf)}, tmp_path)
-    assert off == claims.PipOptions(True, ("/srv/wheels",))
+    off = claims_fixes._pip_options(part, {**plain, "PIP_CONFIG_FILE": str(conf)}, tmp_path)
+    assert off == claims_fixes.PipOptions(True, ("/srv/wheels",))
     lifted = {**plain, "PIP_CONFIG_FILE": str(conf), "PIP_NO_INDEX": "0"}
-    assert claims._pip_options(part, lifted, tmp_path) == claims.PipOptions(False, ("/srv/wheels",))
+    assert claims_fixes._pip_options(part, lifted, tmp_path) == claims_fixes.PipOptions(
+        False, ("/srv/wheels",)
+    )
 
     built = built_for(tmp_path, python)
     built.wheelhouse = tmp_path / "wheels"
     built.dry_wheels = recipes.Wheelhouse(tmp_path / "wheels-dry", {})
     no_index = {**plain, "PIP_NO_INDEX": "1"}
-    assert claims._dry_wheels(part, no_index, off, built, str(python)) == no_index
-    given = claims._dry_wheels(part, lifted, claims.PipOptions(False, ("/srv/wheels",)), built, "")
+    assert claims_fixes._dry_wheels(part, no_index, off, built, str(python)) == no_index
+    given = claims_fixes._dry_wheels(
+        part, lifted, claims_fixes.PipOptions(False, ("/srv/wheels",)), built, ""
+    )
     assert given["PIP_FIND_LINKS"].split() == [
         "/srv/wheels",
         str(tmp_path / "wheels"),
@@ -579,7 +588,7 @@ def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_ther
     install = f"{fresh}/bin/python -m pip install demo==1.0"
     line = f"{base_python()} -m venv {fresh} && {{}}  # then run your code with {fresh}/bin/python"
 
-    def judged(fix: str, **variables: str) -> claims.FixResult:
+    def judged(fix: str, **variables: str) -> claims_fixes.FixResult:
         built = built_for(w, user, **variables)
         built.wheelhouse = wheels
         # the user's environment has no TensorFlow, and doctor says so before the fix too
@@ -587,7 +596,7 @@ def test_a_fix_that_makes_a_fresh_environment_is_run_on_the_copy_and_judged_ther
             "first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix},
             "findings": [{"check": "tf_install", "status": "fail", "cause": "tf_not_installed"}],
         }
-        return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
+        return claims_fixes.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
 
     result = judged(line.format(install))
     assert (result.status, result.why) == ("works", "")
@@ -619,7 +628,7 @@ def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: 
     site = site_packages(python)
     for name, version in (("tensorflow", "2.15.1"), ("jax", "0.6.2")):
         install_fake(site, name, version, (METADATA / f"{name}-{version}.METADATA").read_text())
-    oracle = claims.Oracle(built_for(w, python), tmp_path / "scratch", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built_for(w, python), tmp_path / "scratch", recipes.CACHE / "bin")
     fixes = (
         'pip install "ml-dtypes~=0.2.0"  # what TensorFlow 2.15.1 declares',
         'pip install "ml-dtypes~=0.3.1"  # what TensorFlow 2.15.1 declares',
@@ -628,8 +637,8 @@ def test_what_a_fix_says_a_package_declares_is_read_from_that_package(tmp_path: 
     )
     verdicts = []
     for fix in fixes:
-        (claim,) = claims.declared_claims(fix)
-        verdicts.append(claims._judge_declared(claim, oracle))
+        (claim,) = claims_statements.declared_claims(fix)
+        verdicts.append(claims_oracle._judge_declared(claim, oracle))
     assert verdicts == [
         ("false", "tensorflow 2.15.1: ml-dtypes (~=0.3.1)"),
         ("true", "tensorflow 2.15.1: ml-dtypes (~=0.3.1)"),
@@ -660,10 +669,10 @@ def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) ->
     built = built_for(w, python)
     built.wheelhouse = wheels
 
-    def judged(version: str) -> claims.FixResult:
+    def judged(version: str) -> claims_fixes.FixResult:
         fix = f"{python} -m pip install numpy=={version}"
         report = {"first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix}}
-        return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
+        return claims_fixes.check_fix(built, report, GPUCHECK, no_tf=True, activated=False)
 
     brings = judged("2.1.0")
     assert (brings.status, brings.why) == ("fails", "it brings numpy_incompatible")
@@ -705,11 +714,13 @@ def test_the_size_of_a_fix_is_judged_against_the_oracles_own_smallest_change(
     built = built_for(w, python)
     built.wheelhouse = wheels
     built.explicit = {"numpy": "2.1.0"}  # the user asked for it by name
-    oracle = claims.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
 
-    def judged(fix: str) -> claims.FixResult:
+    def judged(fix: str) -> claims_fixes.FixResult:
         report = {"first_fix": {"cause": "numpy_incompatible", "check": "demo", "fix": fix}}
-        return claims.check_fix(built, report, GPUCHECK, no_tf=True, activated=False, oracle=oracle)
+        return claims_fixes.check_fix(
+            built, report, GPUCHECK, no_tf=True, activated=False, oracle=oracle
+        )
 
     back = judged(f'{python} -m pip install "numpy<2.0.0,>=1.23.5"')
     assert (back.status, back.size) == ("works", "no_larger")

@@ -1,0 +1,713 @@
+"""The printed first fix, run on a copy of the environment, and the size of its change against the
+oracle's smallest one (benchmarks/claims.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+import claims_recipes as recipes
+from claims_oracle import PROBE, Oracle, _under, parse_pip_check
+from claims_statements import run_doctor
+
+Json = dict[str, Any]
+
+# --- the first fix, run ---------------------------------------------------------------------
+
+_PIP = re.compile(r"^pip(3(\.\d+)?)?$")
+_PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
+_NEEDS_DOWNLOAD = re.compile(
+    r"No matching distribution found|Could not find a version that satisfies|"
+    r"not found in the provided package locations|not found in the cache|offline|"
+    r"No solution found when resolving|"
+    # uv offline, its metadata cached but not the wheel: "Failed to download `x==1`" caused by
+    # "Network connectivity is disabled, but the requested data wasn't found in the cache"
+    r"Failed to download|Network connectivity is disabled",
+    re.IGNORECASE,
+)
+HOST_FIX = re.compile(
+    r"\b(docker|podman|sudo|nvidia-ctk|systemctl|reboot|apt(-get)?|kubectl)\b|--gpus|nvidia-smi|driver"
+)
+
+
+IMPORT_CHECKS = frozenset({"tf_import", "tf_gpus", "gpu_matmul", "tf_log", "other_frameworks"})
+"""Checks that see only what importing TensorFlow shows (skipped with --no-tf)."""
+
+
+@dataclass
+class FixResult:
+    status: str
+    """works, works_dry_run, fails, not_checkable, none"""
+    fix: str | None
+    cause: str | None
+    why: str
+    seconds: float = 0.0
+    changed: list[str] = field(default_factory=list)
+    """What the fix, run, changed: "numpy 2.2.6 -> 1.26.4", "keras (new) -> 3.12.0"."""
+    size: str = ""
+    """The oracle's judgment of its size: ``no_larger``, ``larger: ...`` (an accepted change the
+    oracle made by its own experiment changes fewer distributions or crosses no major release of
+    TensorFlow or Keras where the fix does), or "" where not judged."""
+
+
+def split_fix(fix: str) -> list[list[str]] | None:
+    """``a && b  # comment`` as argument lists; None when the shell syntax is not plain."""
+    try:
+        tokens = shlex.split(fix, comments=True)
+    except ValueError:
+        return None
+    if any(t in ("|", ";", "||", ">", "<", "&") for t in tokens):
+        return None
+    parts: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "&&":
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    return [p for p in parts if p]
+
+
+def _tilde(word: str, env: Mapping[str, str]) -> str:
+    """``~`` or ``~/...`` at a word's start as the shell expands it (the fix prints it unquoted),
+    with the user's $HOME (the copy's)."""
+    home = env.get("HOME")
+    if home and (word == "~" or word.startswith("~/")):
+        return home + word[1:]
+    return word
+
+
+def _rewrite(value: str, w: Path, copy: Path) -> str:
+    """``$W/...`` as ``$COPY/...`` (whole path components only)."""
+    return re.sub(re.escape(str(w)) + r"(?=/|:|\s|$)", str(copy), value)
+
+
+@dataclass
+class Part:
+    kind: str  # pip, uv, unset, export, file, venv
+    argv: list[str]
+    outside: bool = False
+    """acts on an interpreter outside the copy: only its dry run is ever run"""
+    subcommand: str = ""
+    python: str | None = None
+    """the interpreter it acts on, where known"""
+    environ: dict[str, str] = field(default_factory=dict)
+    """variables set before it on the line (``PIP_NO_INDEX=0 pip install ...``)"""
+
+
+_DIST_FOLDERS = """
+import json, os, sys
+import importlib.metadata as m
+out = {}
+for name in sys.argv[1:]:
+    try:
+        out[name] = os.path.realpath(str(m.distribution(name).locate_file("")))
+    except Exception:
+        pass
+print(json.dumps(out))
+"""
+
+
+def _dist_folders(
+    python: str, names: list[str], env: Mapping[str, str], cwd: Path
+) -> dict[str, str] | None:
+    """Where ``python``, in the user's setting, finds each of ``names`` (``None``: it did not
+    answer)."""
+    code, text = _run([python, "-c", _DIST_FOLDERS, *names], env, cwd)
+    try:
+        line = next(x for x in reversed(text.splitlines()) if x.startswith("{"))
+        found = json.loads(line) if code == 0 else None
+    except (ValueError, StopIteration):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _shebang(script: str) -> str | None:
+    try:
+        with open(script, "rb") as handle:
+            line = handle.readline(300).decode(errors="replace")
+    except OSError:
+        return None
+    return line[2:].strip().split()[0] if line.startswith("#!") and line[2:].strip() else None
+
+
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
+def _classify(part: list[str], env: Mapping[str, str], copy: Path) -> Part | None:
+    """One ``&&`` part of a fix; ``NAME=value`` words before its command are that command's
+    variables, as the shell takes them."""
+    environ: dict[str, str] = {}
+    while part and (assignment := _ASSIGNMENT.match(part[0])):
+        environ[assignment.group(1)] = assignment.group(2)
+        part = part[1:]
+    if not part:
+        return None
+    classified = _classify_command(part, {**env, **environ}, copy)
+    if classified is not None:
+        classified.environ = environ
+    return classified
+
+
+def _classify_command(part: list[str], env: Mapping[str, str], copy: Path) -> Part | None:
+    head = part[0]
+    base = os.path.basename(head)
+    path = env.get("PATH", "")
+
+    def inside(exe: str) -> bool:
+        return _under(exe, os.path.realpath(copy)) or os.path.abspath(exe).startswith(
+            str(copy) + "/"
+        )
+
+    def resolve(exe: str) -> str | None:
+        return exe if "/" in exe else shutil.which(exe, path=path)
+
+    if head == "unset":
+        return Part("unset", part[1:])
+    if head == "export":
+        return Part("export", part[1:])
+    if head in ("mv", "rm"):
+        paths = [p for p in part[1:] if not p.startswith("-")]
+        if not paths or not all(os.path.abspath(p).startswith(str(copy) + "/") for p in paths):
+            return None
+        return Part("file", part)
+    if _PYTHON.match(base) and part[1:3] == ["-m", "venv"]:
+        # a fresh environment: made for real where it goes into the copy (its $HOME)
+        folders = [p for p in part[3:] if not p.startswith("-")]
+        exe = resolve(head)
+        if exe is None or len(folders) != 1 or not inside(folders[0]):
+            return None
+        return Part("venv", [exe, *part[1:]], python=os.path.join(folders[0], "bin", "python"))
+    if _PIP.match(base) or (_PYTHON.match(base) and part[1:3] == ["-m", "pip"]):
+        exe = resolve(head)
+        args = part[1:] if _PIP.match(base) else part[3:]
+        sub = args[0] if args else ""
+        if exe is None:
+            return Part("pip", part, outside=True, subcommand=sub)
+        if inside(exe):
+            # a copy's bin/pip runs the original's python (its shebang): use the copy's python
+            python = os.path.join(os.path.dirname(exe), "python") if _PIP.match(base) else exe
+            return Part("pip", [python, "-m", "pip", *args], subcommand=sub, python=python)
+        acts_on = _shebang(exe) if _PIP.match(base) else exe
+        return Part("pip", [exe, *part[1:]], outside=True, subcommand=sub, python=acts_on)
+    if head == "uv" and part[1:2] != ["pip"]:
+        # any other uv command (uv add, uv sync, a doubled "uv uv"): run as written, in the copy
+        return Part(
+            "uv",
+            [str(recipes.CACHE / "bin" / "uv"), *part[1:]],
+            subcommand=part[1] if len(part) > 1 else "",
+        )
+    if head == "uv" and part[1:2] == ["pip"]:
+        args = part[2:]
+        chosen: str | None = None
+        for i, arg in enumerate(args):
+            if arg == "--python" and i + 1 < len(args):
+                chosen = resolve(args[i + 1])
+            elif arg.startswith("--python="):
+                chosen = resolve(arg.split("=", 1)[1])
+        if chosen is None:
+            chosen = env.get("VIRTUAL_ENV")
+        out = chosen is None or not inside(chosen) or "--system" in args
+        return Part(
+            "uv",
+            [str(recipes.CACHE / "bin" / "uv"), "pip", *args],
+            outside=out,
+            subcommand=args[0] if args else "",
+            python=chosen,
+        )
+    return None
+
+
+def _dry(part: Part) -> list[str] | None:
+    """The same command with --dry-run (pip: without --report, which would skip PEP 668)."""
+    argv = list(part.argv)
+    if part.subcommand != "install":
+        return None
+    at = argv.index("install")
+    return [*argv[: at + 1], "--dry-run", *argv[at + 1 :]]
+
+
+@dataclass(frozen=True)
+class PipOptions:
+    no_index: bool
+    find_links: tuple[str, ...]
+
+
+_PIP_OPTIONS = (
+    "import json\n"
+    "from pip._internal.commands import create_command\n"
+    "o, _ = create_command('install').parse_args([])\n"
+    "print(json.dumps([bool(o.no_index), list(o.find_links or [])]))"
+)
+
+
+def _pip_options(part: Part, env: Mapping[str, str], cwd: Path) -> PipOptions | None:
+    """What the user's pip takes from its variables and config files (pip's own option parser,
+    run by the interpreter that runs that pip, in the user's setting); None where unknown."""
+    argv = part.argv
+    python = argv[0] if argv[1:3] == ["-m", "pip"] else _shebang(argv[0]) or part.python
+    if not python:
+        return None
+    code, text = _run([python, "-c", _PIP_OPTIONS], env, cwd, timeout=60)
+    try:
+        no_index, find_links = json.loads(text.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return PipOptions(bool(no_index), tuple(str(f) for f in find_links)) if code == 0 else None
+
+
+def _dry_wheels(
+    part: Part,
+    env: Mapping[str, str],
+    options: PipOptions | None,
+    built: recipes.Built,
+    target: str,
+) -> dict[str, str]:
+    """The variables of a fix's dry run against the index: the user's own, plus, where their pip
+    uses an index, the wheelhouses as find-links after their own (pip prefers a file found there
+    to the same file on an index: nothing is downloaded twice, and what it resolves is the same,
+    since every wheel there came from the index). The fix's requirements are downloaded there
+    first (once per Python version)."""
+    out = dict(env)
+    if options is None or options.no_index or built.dry_wheels is None:
+        return out
+    wheels = built.dry_wheels
+    if part.python and os.path.realpath(part.python) == os.path.realpath(target):
+        specs = recipes.requirement_specs(part.argv[part.argv.index("install") :])
+        wheels.ensure(built.python_minor, specs, deps="--no-deps" not in part.argv)
+    out["PIP_FIND_LINKS"] = " ".join(
+        [*options.find_links, str(built.wheelhouse), str(wheels.folder)]
+    )
+    return out
+
+
+def _run(argv: list[str], env: Mapping[str, str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            env=dict(env),
+            cwd=cwd,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout} s"
+    except OSError as exc:
+        return 127, str(exc)
+    text = "\n".join(
+        line
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if "is ignored: it is neither" not in line
+    )
+    return proc.returncode, text
+
+
+def _error_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("ERROR:", "error:", "×", "Error")):
+            return line[:240]
+    return (lines[-1] if lines else "")[:240]
+
+
+PACKAGE_CHECKS = frozenset({"tf_requirements", "tf_install"})
+"""Checks that read what is installed (metadata, the installer's check), whatever the import
+does: a cause of theirs that appears only after a fix, the fix brought."""
+
+
+def _package_causes(report: Json) -> set[str]:
+    return {
+        str(f["cause"])
+        for f in report.get("findings") or []
+        if f.get("check") in PACKAGE_CHECKS and f.get("cause") and f.get("status") == "fail"
+    }
+
+
+def check_fix(
+    built: recipes.Built,
+    report: Json,
+    gpucheck_python: str,
+    *,
+    no_tf: bool,
+    activated: bool,
+    oracle: Oracle | None = None,
+) -> FixResult:
+    """Run the printed first fix the way the contract's section 3 says; with the ``oracle``,
+    judge its size against the oracle's own smallest change."""
+    first = report.get("first_fix")
+    if not isinstance(first, dict) or not first.get("fix"):
+        return FixResult("none", None, first.get("cause") if isinstance(first, dict) else None, "")
+    fix, cause = str(first["fix"]), str(first.get("cause") or "")
+    start = time.monotonic()
+    parts = split_fix(fix)
+    if parts is None:
+        return FixResult("not_checkable", fix, cause, "not a plain command line")
+    w = built.w
+    copy = w.parent / "wfix"
+    if copy.exists():
+        shutil.rmtree(copy)
+    subprocess.run(["cp", "-al", str(w), str(copy)], check=True)
+    try:
+        base_env = built.activate_env if activated else built.user_env
+        env = {k: _rewrite(v, w, copy) for k, v in base_env.items()}
+        parts = [[_tilde(_rewrite(t, w, copy), env) for t in p] for p in parts]
+        classified = [_classify(p, env, copy) for p in parts]
+        if any(c is None for c in classified) or HOST_FIX.search(fix.split("#", maxsplit=1)[0]):
+            return FixResult(
+                "not_checkable", fix, cause, "not a package, variable or file operation"
+            )
+        cwd = Path(_rewrite(str(built.cwd), w, copy))
+        # what is installed before the fix (a recipe's later step may already have moved a
+        # version the user asked for: that is not the fix's doing)
+        target = _rewrite(built.target, w, copy)
+        before = _versions(target, env, cwd)
+        dry_only = False
+        fresh = False  # the fix made a new environment: the rest is judged there
+        for part in classified:
+            assert part is not None
+            if part.kind == "unset":
+                for name in part.argv:
+                    env.pop(name, None)
+                continue
+            if part.kind == "export":
+                for item in part.argv:
+                    name, _, value = item.partition("=")
+                    env[name] = value
+                continue
+            own = {**env, **part.environ}
+            if part.kind == "venv":
+                code, text = _run(part.argv, own, cwd)
+                if code != 0 or part.python is None or not os.path.exists(part.python):
+                    return FixResult(
+                        "fails",
+                        fix,
+                        cause,
+                        f"makes no environment: exits {code}: {_error_line(text)}",
+                    )
+                target, fresh = part.python, True
+                continue
+            if part.kind == "file":
+                code, text = _run(part.argv, own, cwd)
+                if code != 0:
+                    return FixResult(
+                        "fails", fix, cause, f"{part.argv[0]} exits {code}: {_error_line(text)}"
+                    )
+                continue
+            if part.outside and part.kind == "pip" and part.subcommand == "uninstall":
+                # another interpreter (a venv's base) uninstalling what the user's setting shows
+                # it: run for real only where all it finds lies in the copy (the user site there)
+                names = [a for a in part.argv[part.argv.index("uninstall") + 1 :] if a[:1] != "-"]
+                found = _dist_folders(part.python or part.argv[0], names, own, cwd)
+                if found is None or any(
+                    not _under(f, os.path.realpath(copy)) for f in found.values()
+                ):
+                    return FixResult(
+                        "not_checkable", fix, cause, f"it uninstalls outside the copy: {found}"
+                    )
+                code, text = _run(part.argv, own, cwd)
+                if code != 0:
+                    return FixResult("fails", fix, cause, f"exits {code}: {_error_line(text)}")
+                continue
+            if part.outside and part.python is None and part.kind == "pip":
+                return FixResult(
+                    "fails", fix, cause, f"{part.argv[0]}: command not found on the user's PATH"
+                )
+            if part.outside or dry_only:
+                dry = _dry(part)
+                if dry is None:
+                    return FixResult(
+                        "not_checkable",
+                        fix,
+                        cause,
+                        f"{part.subcommand} on an interpreter outside the environment",
+                    )
+                options = _pip_options(part, own, cwd) if part.kind == "pip" else None
+                code, text = _run(dry, _dry_wheels(part, own, options, built, target), cwd)
+                if code != 0 and "no such option: --dry-run" in text:
+                    # pip before 22.2: the download the wheelhouse lacks cannot be asked about
+                    # without making it
+                    return FixResult(
+                        "not_checkable",
+                        fix,
+                        cause,
+                        "needs a download the wheelhouse lacks, and this pip has no --dry-run",
+                    )
+                if code != 0:
+                    return FixResult(
+                        "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
+                    )
+                # the same interpreter: the same folder (every venv's python links to its base
+                # interpreter, so the files themselves would make all venvs one)
+                diagnosed = os.path.realpath(os.path.dirname(built.target))
+                acts_on = os.path.realpath(os.path.dirname(part.python or "/nonexistent/x"))
+                if part.outside and acts_on != diagnosed:
+                    return FixResult(
+                        "fails",
+                        fix,
+                        cause,
+                        f"accepted, but acts on {part.python or part.argv[0]}, not {built.target}",
+                    )
+                dry_only = True  # the diagnosed interpreter lies outside $W (the system's)
+                continue
+            # the harness's own wheelhouse stands in for the index, so only where the user's pip
+            # (its own option parser, in their setting, with the fix's variables) uses an index
+            options = _pip_options(part, own, cwd) if part.kind == "pip" else None
+            offline = dict(own)
+            if options is not None and not options.no_index:
+                offline["PIP_NO_INDEX"] = "1"
+                offline["PIP_FIND_LINKS"] = " ".join([*options.find_links, str(built.wheelhouse)])
+            elif part.kind == "pip":
+                pass  # no index for this pip (or its options unknown): the command as it is
+            else:
+                offline["UV_OFFLINE"] = "1"
+                offline["UV_FIND_LINKS"] = str(built.wheelhouse)
+            code, text = _run(part.argv, offline, cwd)
+            if code == 0:
+                continue
+            if _NEEDS_DOWNLOAD.search(text) and part.subcommand == "install":
+                dry = _dry(part)
+                assert dry is not None
+                code, text = _run(dry, _dry_wheels(part, own, options, built, target), cwd)
+                if code != 0:
+                    return FixResult(
+                        "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
+                    )
+                dry_only = True
+                continue
+            return FixResult("fails", fix, cause, f"exits {code}: {_error_line(text)}")
+        if dry_only:
+            return FixResult(
+                "works_dry_run",
+                fix,
+                cause,
+                "needs a download the wheelhouse lacks; its dry run is accepted",
+                time.monotonic() - start,
+            )
+        # the cause's check decides whether TensorFlow must be imported to see it again
+        again = run_doctor(
+            built,
+            gpucheck_python,
+            no_tf=no_tf or str(first.get("check")) not in IMPORT_CHECKS,
+            activated=activated and not fresh,
+            target=target,
+            cwd=cwd,
+            env=env,
+        )
+        if again.report is None:
+            return FixResult(
+                "fails", fix, cause, f"doctor gives no report afterwards: {again.stderr_tail}"
+            )
+        left = {c.get("cause") for c in again.report.get("causes") or []}
+        left |= {f.get("cause") for f in again.report.get("findings") or []}
+        if cause in left:
+            return FixResult(
+                "fails", fix, cause, "doctor still reports it afterwards", time.monotonic() - start
+            )
+        brought = sorted(_package_causes(again.report) - _package_causes(report))
+        if brought:
+            return FixResult(
+                "fails",
+                fix,
+                cause,
+                "it brings " + ", ".join(brought),
+                time.monotonic() - start,
+            )
+        if fresh:  # what the fix installs is there (not in a folder the user's pip points to)
+            there = {canonicalize_name(n) for n in _versions(target, env, cwd)}
+            named = [
+                Requirement(spec).name
+                for part in classified
+                if part is not None and part.python == target and part.subcommand == "install"
+                for spec in recipes.requirement_specs(part.argv[part.argv.index("install") :])
+            ]
+            absent = [n for n in named if canonicalize_name(n) not in there]
+            if absent:
+                return FixResult(
+                    "fails",
+                    fix,
+                    cause,
+                    f"the new environment lacks {', '.join(absent)}",
+                    time.monotonic() - start,
+                )
+        # a fresh environment leaves the user's own as it was: nothing of theirs goes down,
+        # except a version that breaks what an installed distribution declares (putting it back
+        # in that range is the smallest change there is)
+        breaking = {p.name for p in oracle.pip_check()[0] if p.have} if oracle else set()
+        lower = [] if fresh else _went_down(built, target, env, cwd, before, breaking)
+        if lower:
+            return FixResult(
+                "fails",
+                fix,
+                cause,
+                "took down what the user chose: " + ", ".join(lower),
+                time.monotonic() - start,
+            )
+        changed = [] if fresh else _changes(before, _versions(target, env, cwd))
+        sized = oracle is not None and not fresh and cause in _FAMILIES_SIZED
+        size = _size(built, oracle, changed) if oracle is not None and sized else ""
+        return FixResult("works", fix, cause, "", time.monotonic() - start, changed, size)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _versions(target: str, env: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    """Each distribution's version as ``target`` sees it (the oracle's own probe)."""
+    proc = subprocess.run(
+        [target, "-c", PROBE, "tensorflow"],
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        cwd=cwd,
+        check=False,
+        timeout=300,
+    )
+    try:
+        dists = json.loads(proc.stdout).get("dists") or {}
+    except ValueError:
+        return {}
+    return {
+        str(name): str(info["version"])
+        for name, info in dists.items()
+        if isinstance(info, dict) and info.get("version")
+    }
+
+
+def _went_down(
+    built: recipes.Built,
+    target: str,
+    env: Mapping[str, str],
+    cwd: Path,
+    before: Mapping[str, str],
+    breaking: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
+    """The versions the user asked for that the fix lowered (from what was there before it),
+    below the version the user chose: what another environment lent through ``PYTHONPATH`` may
+    be newer than the user's own choice, and the user's choice is no loss. ``breaking``: the
+    distributions the oracle's pip check finds outside what another declares, which may go."""
+    after = _versions(target, env, cwd)
+    out = []
+    for name, chosen in sorted(built.explicit.items()):
+        key = canonicalize_name(name)
+        if key in breaking:
+            continue
+        was, now = before.get(key), after.get(key)
+        try:
+            if was and now and Version(now) < Version(was) and Version(now) < Version(chosen):
+                out.append(f"{name} {was} -> {now}")
+        except InvalidVersion:
+            continue
+    return out
+
+
+def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
+    """Each distribution whose version the fix changed, added or removed."""
+    out = []
+    for name in sorted(set(before) | set(after)):
+        was, now = before.get(name), after.get(name)
+        if was != now:
+            out.append(f"{name} {was or '(new)'} -> {now or '(removed)'}")
+    return out
+
+
+_MAJOR_WATCHED = re.compile(r"^(tensorflow(-\w+)?|tf-nightly|keras|tf-keras)$")
+
+
+def _majors(changed: Sequence[str]) -> list[str]:
+    """The changes that cross a major release of TensorFlow or Keras (Keras 2 to 3): code written
+    for one major does not run on the other. A distribution added or removed crosses none."""
+    out = []
+    for line in changed:
+        name, _, move = line.partition(" ")
+        was, _, now = move.partition(" -> ")
+        if not _MAJOR_WATCHED.match(name):
+            continue
+        try:
+            if was == "(new)" or now == "(removed)":
+                continue  # nothing was there to cross from, or nothing is left
+            if Version(was).major != Version(now).major:
+                out.append(line)
+        except InvalidVersion:
+            continue
+    return out
+
+
+_HOST_CAUSES = frozenset({"container_no_gpu", "no_nvidia_driver", "no_nvidia_gpu"})
+"""What this machine lacks and no fix in the environment changes."""
+
+_FAMILIES_SIZED = frozenset(
+    {"numpy_incompatible", "protobuf_incompatible", "tf_requirement_unmet", "keras_mismatch"}
+)
+
+
+def _size(built: recipes.Built, oracle: Oracle, changed: list[str]) -> str:
+    """The oracle's own smallest change: one install of every requirement its pip check finds
+    unmet, as declared, into a copy (the harness's wheelhouse for the index, no setting of the
+    user's), accepted where it leaves no unmet requirement its pip check did not already list
+    and none of those it meant; compared with what the fix changed (majors crossed first, then
+    how many distributions). "" where the oracle has no such change to compare."""
+    problems, _tool = oracle.pip_check()
+    wanted = [p.requirement or p.name for p in problems]
+    if not wanted:
+        return ""
+    w = built.w
+    copy = w.parent / "wsmall"
+    if copy.exists():
+        shutil.rmtree(copy)
+    subprocess.run(["cp", "-al", str(w), str(copy)], check=True)
+    try:
+        env = {
+            k: _rewrite(v, w, copy)
+            for k, v in built.user_env.items()
+            if not k.startswith(("PIP_", "UV_"))
+        }
+        env["PIP_CONFIG_FILE"] = os.devnull
+        env["PIP_NO_INDEX"] = "1"
+        env["PIP_FIND_LINKS"] = str(built.wheelhouse)
+        env["UV_OFFLINE"] = "1"
+        env["UV_FIND_LINKS"] = str(built.wheelhouse)
+        target = _rewrite(built.target, w, copy)
+        cwd = Path(_rewrite(str(built.cwd), w, copy))
+        before = _versions(target, env, cwd)
+        if oracle.view("clean").get("pip"):
+            argv = [target, "-m", "pip", "install", *wanted]
+            check = [target, "-m", "pip", "check"]
+        else:
+            uv = str(oracle.tools / "uv")
+            argv = [uv, "pip", "install", "--python", target, *wanted]
+            check = [uv, "pip", "check", "--python", target]
+        code, _text = _run(argv, env, cwd)
+        if code != 0:
+            return ""
+        _code, text = _run(check, env, cwd)
+        left = parse_pip_check(text)
+        if any(p in left for p in problems) or any(p not in problems for p in left):
+            return ""
+        smallest = _changes(before, _versions(target, env, cwd))
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    ours = (len(_majors(changed)), len(changed))
+    theirs = (len(_majors(smallest)), len(smallest))
+    if ours <= theirs:
+        return "no_larger"
+    return (
+        f"larger: the fix changes {len(changed)} ({len(_majors(changed))} across a "
+        f"major release); installing {' '.join(wanted)} changes {len(smallest)}: "
+        + ", ".join(smallest)
+    )
