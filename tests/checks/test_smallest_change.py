@@ -169,7 +169,7 @@ def test_an_install_into_the_users_folder_is_proven_and_left_to_the_user() -> No
         Status.FAIL,
         "6 CUDA libraries missing",
         made.line,
-        made=(made.operations, made.note, made.why_not),
+        made=made,
     )
     assert step.operations == ()
     assert (

@@ -474,7 +474,7 @@ def test_package_steps_are_the_operations_the_writer_made() -> None:
         Status.FAIL,
         "",
         made.line,
-        made=(made.operations, made.note, made.why_not),
+        made=made,
     )
     assert step.runnable
     assert [o.verb for o in step.operations] == ["uninstall", "install"]

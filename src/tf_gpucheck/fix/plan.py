@@ -70,7 +70,7 @@ def make_plan(report: Report, snapshot: Snapshot) -> Plan:
         if cause.plan is not None:
             written = writer.written(cause.plan, snapshot)
             if written.line == cause.fix:  # what the line runs, as it was written
-                made = (written.operations, written.note, written.why_not)
+                made = written
         steps.append(
             read_step(cause.code, cause.status, cause.summary, cause.fix, windows, made=made)
         )
@@ -117,14 +117,13 @@ def read_step(
     fix: str,
     windows: bool = False,
     *,
-    made: tuple[tuple[Operation, ...], str, str] | None = None,
+    made: writer.Written | None = None,
 ) -> Step:
     """A fix as a step: its operations when all of it is package work, else the user's.
-    ``made``: (operations, note, why not) as the writer made them with the line; without it (a
-    cause's words) the line is read."""
+    ``made``: the fix as the writer made it with the line; without it (a cause's words) it is
+    the user's to run."""
     if made is not None:
-        found, note, why = made
-        operations = list(found)
+        operations, note, why = list(made.operations), made.note, made.why_not
     else:  # words (a cause's host-side fix): the user's to run, never read back into commands
         operations, note, why = [], "", "a step in words: gpucheck runs only the fixes it wrote"
     if windows:
