@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.conftest import scenario
+import pytest
+
+from tests.conftest import SCENARIO_NAMES, scenario
 from tf_gpucheck.checks import run_checks
 from tf_gpucheck.matrix import load_matrix
 from tf_gpucheck.snapshot import NvidiaRuntimeInfo, PlaceInfo
@@ -26,3 +28,20 @@ def test_fix_holds_the_gpu_install_until_the_place_reaches_the_gpu() -> None:
     assert not install.runnable
     assert "first the step above (container_no_gpu)" in install.why
     assert not plan.runnable  # nothing of gigabytes is run before the GPU can be reached
+
+
+@pytest.mark.parametrize("name", SCENARIO_NAMES)
+def test_doctors_first_fix_is_fixs_first_step(name: str) -> None:
+    """One order for both: on every recorded environment (the real recordings among them),
+    doctor's first fix and gpucheck fix's first step are the same cause; a place without a GPU
+    comes before the GPU installs in both, and after what lies below them (the user's import)."""
+    from tf_gpucheck.fix.plan import make_plan
+
+    snapshot = scenario(name)
+    report = run_checks(snapshot, load_matrix())
+    plan = make_plan(report, snapshot)
+    first = report.first_fix
+    if first is None or not plan.steps:
+        assert not plan.runnable
+        return
+    assert plan.steps[0].cause == first.cause, [s.cause for s in plan.steps]

@@ -628,7 +628,8 @@ def diagnose(
         if code in SYMPTOMS:
             return _symptom_depth(code)
         if place_first and code in no_gpu_places:
-            return min(depth(code), *(depth(c) - 1 for c in causes if c in GPU_INSTALLS))
+            # just before the first GPU install, after the layers below it (the user's import)
+            return min(depth(code), *(depth(c) - 0.5 for c in causes if c in GPU_INSTALLS))
         if keras_seen and code in KERAS_CAUSES and in_the_log(cause):
             return depth("macos_no_cuda") - 0.5
         return depth(code)

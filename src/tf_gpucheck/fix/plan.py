@@ -80,8 +80,10 @@ def make_plan(report: Report, snapshot: Snapshot) -> Plan:
 
 def _after_the_place(steps: list[Step]) -> list[Step]:
     """Where it runs reaches no GPU (a container without one, a pod, a job, a notebook runtime
-    without an accelerator): that is the first thing to do, on the host or in the launcher, and
-    the GPU installs wait for it (several GB of CUDA wheels for a GPU this cannot reach)."""
+    without an accelerator): that comes before the GPU installs, on the host or in the launcher,
+    and they wait for it (several GB of CUDA wheels for a GPU this cannot reach). Doctor's order
+    is the same (``diagnosis.GPU_INSTALLS``): the steps below the GPU installs (the user's own
+    import, Python itself) stay ahead of it."""
     from dataclasses import replace
 
     from tf_gpucheck.checks.diagnosis import GPU_INSTALLS, PLACE_CAUSES
@@ -89,7 +91,12 @@ def _after_the_place(steps: list[Step]) -> list[Step]:
     place = next((s for s in steps if s.cause in set(PLACE_CAUSES.values())), None)
     if place is None:
         return steps
-    held = [
+    others = [s for s in steps if s is not place]
+    first_install = next((i for i, s in enumerate(others) if s.cause in GPU_INSTALLS), None)
+    if first_install is None:
+        return steps
+    others.insert(min(first_install, steps.index(place)), place)
+    return [
         replace(
             s,
             operations=(),
@@ -98,9 +105,8 @@ def _after_the_place(steps: list[Step]) -> list[Step]:
         )
         if s.runnable and s.cause in GPU_INSTALLS
         else s
-        for s in steps
+        for s in others
     ]
-    return [place, *(s for s in held if s is not place)]
 
 
 TENSORFLOW_DISTRIBUTIONS = frozenset(
