@@ -67,3 +67,21 @@ def test_the_proof_takes_what_cannot_be_asked_from_the_steps() -> None:
     plain = writer.written(intent.install("numpy<2"), snapshot)
     assert plain.why_not == ""
     assert [o.verb for o in plain.operations] == ["install"]
+
+
+def test_a_line_the_writer_starts_with_ensurepip_is_not_asked() -> None:
+    """An environment without pip (``python -m venv --without-pip``, a stripped image): the
+    writer puts the target's own ensurepip before its first pip, and says the installer cannot
+    be asked until it has run, so the proof is "not proven" for that reason."""
+    from tf_gpucheck.snapshot import InstallerInfo
+
+    snapshot = scenario("real-tf-2.10-py3.10-no-driver")
+    bare = dataclasses.replace(
+        snapshot,
+        installer=InstallerInfo(None, None),
+        target=dataclasses.replace(snapshot.target, installer=None),
+    )
+    made = writer.written(intent.install("numpy<2"), bare)
+    assert " -m ensurepip && " in made.line, made.line
+    assert made.operations == ()
+    assert made.why_not == NOT_ASKED[RestorePip]

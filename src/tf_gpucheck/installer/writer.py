@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from tf_gpucheck.installer.intent import (
     HOST_STEPS,
+    NOT_ASKED,
     Fix,
     Install,
     RestorePip,
@@ -39,7 +40,8 @@ LOCATION_SAID = "your pip is set to install elsewhere"
 class Part:
     """One command of the line: its words (after the variables set before it), what it does and
     with which runner (``pip``: the user's ``pip``; ``python``: ``P -m pip`` of the target;
-    ``base``: the venv's base interpreter; ``uv``; ``magic``: ``%pip``; ``other``)."""
+    ``base``: the venv's base interpreter; ``uv``; ``magic``: ``%pip``; ``ensurepip``: the
+    target's own ensurepip first; ``other``)."""
 
     words: str
     verb: str | None
@@ -99,6 +101,8 @@ def _operations(line_: _Line) -> Written:
     text = line_.text()
     note = "; ".join(n for n in line_.notes if n)
     operations: list[Operation] = []
+    if any(part.runner == "ensurepip" for part in line_.parts):
+        return Written(text, (), NOT_ASKED[RestorePip], note)  # no pip to ask until it has run
     for part in line_.parts:
         if part.verb not in ("install", "uninstall") or part.runner in ("magic", "other", "fresh"):
             return Written(text, (), "not a package operation in this environment", note)
@@ -215,7 +219,7 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
             return _Line(parts("uv", "uv pip", tail=f"--python {python}"), notes)
         # uv is not on the user's PATH: give the environment its own pip first
         ensure = Part(
-            plain_words(RestorePip(target.python_executable, upgrade=False)), None, "other"
+            plain_words(RestorePip(target.python_executable, upgrade=False)), None, "ensurepip"
         )
         return _Line([ensure, *parts("python", f"{python} -m pip")], notes)
     crashed = installer is not None and (
@@ -233,7 +237,7 @@ def _for_target(fix: Fix, snapshot: Snapshot, user_wanted: bool | None) -> _Line
         # that crashes on this Python: its own ensurepip (--upgrade: over the broken one) before
         # its first pip
         restore = RestorePip(target.python_executable, upgrade=crashed)
-        ensure = Part(plain_words(restore, windows=windows), None, "other")
+        ensure = Part(plain_words(restore, windows=windows), None, "ensurepip")
         made = parts("python", f"{python} -m pip")
         first = next((i for i, p in enumerate(made) if p.runner == "python"), None)
         if first is None:
