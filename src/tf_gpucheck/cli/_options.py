@@ -217,32 +217,6 @@ MinGpusOption = Annotated[
     int | None,
     typer.Option("--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."),
 ]
-MinCapabilityOption = Annotated[
-    str | None,
-    typer.Option(
-        "--min-compute-capability", metavar="X.Y", help="Fail if a visible GPU is below X.Y."
-    ),
-]
-MinFreeMemoryOption = Annotated[
-    str | None,
-    typer.Option(
-        "--min-free-memory",
-        metavar="SIZE",
-        help="Fail if a visible GPU has less free memory (8GiB).",
-    ),
-]
-ExpectTfOption = Annotated[
-    str | None,
-    typer.Option(
-        "--expect-tf", metavar="PATTERN", help='Fail unless TensorFlow matches ("2.16.*").'
-    ),
-]
-ExpectCudaOption = Annotated[
-    str | None,
-    typer.Option(
-        "--expect-cuda", metavar="PATTERN", help='Fail unless TensorFlow\'s CUDA matches ("12.*").'
-    ),
-]
 
 
 def chosen_format(json_output: bool, output_format: str) -> str:
@@ -271,15 +245,31 @@ class Gate:
     requirements: Requirements
 
 
+_REQUIREMENT_VALUES = (  # argument, flag, metavar, help: each takes one value, default none
+    (
+        "min_compute_capability",
+        "--min-compute-capability",
+        "X.Y",
+        "Fail if a visible GPU is below X.Y.",
+    ),
+    (
+        "min_free_memory",
+        "--min-free-memory",
+        "SIZE",
+        "Fail if a visible GPU has less free memory (8GiB).",
+    ),
+    ("expect_tf", "--expect-tf", "PATTERN", 'Fail unless TensorFlow matches ("2.16.*").'),
+    ("expect_cuda", "--expect-cuda", "PATTERN", 'Fail unless TensorFlow\'s CUDA matches ("12.*").'),
+)
 _GATE_FLAGS: tuple[tuple[str, Any, object], ...] = (
     ("allow_cpu", AllowCpuOption, False),
     ("strict", StrictOption, False),
     ("require_gpu", RequireGpuOption, False),
     ("min_gpus", MinGpusOption, None),
-    ("min_compute_capability", MinCapabilityOption, None),
-    ("min_free_memory", MinFreeMemoryOption, None),
-    ("expect_tf", ExpectTfOption, None),
-    ("expect_cuda", ExpectCudaOption, None),
+    *(
+        (name, Annotated[str | None, typer.Option(flag, metavar=metavar, help=text)], None)
+        for name, flag, metavar, text in _REQUIREMENT_VALUES
+    ),
 )
 
 
