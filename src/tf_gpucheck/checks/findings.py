@@ -32,6 +32,12 @@ def observation(kind: str, **facts: object) -> Observation:
     return Observation(kind, tuple(facts.items()))
 
 
+def observation_of(kind: str, record: object, *fields: str, **more: object) -> Observation:
+    """The observation a recorded fact gives: its ``fields`` as recorded, in that order, then
+    ``more``."""
+    return observation(kind, **{name: getattr(record, name) for name in fields}, **more)
+
+
 class Status(str, enum.Enum):
     OK = "ok"
     WARN = "warn"

@@ -10,7 +10,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from tf_gpucheck._numbers import is_whole_number
 from tf_gpucheck.checks import facts, remedies
-from tf_gpucheck.checks.findings import Finding, Observation, fail, observation, ok, skip
+from tf_gpucheck.checks.findings import Finding, Observation, fail, observation_of, ok, skip
 from tf_gpucheck.checks.registry import check
 from tf_gpucheck.installer import intent
 from tf_gpucheck.installer.intent import Fix
@@ -80,14 +80,7 @@ def pick(lib: LibraryInfo, wanted: str | None) -> Resolution | None:
 
 
 def library_observation(resolution: Resolution) -> Observation:
-    return observation(
-        "library",
-        soname=resolution.soname,
-        path=resolution.path,
-        via=resolution.via,
-        requester=resolution.requester,
-        version=resolution.version,
-    )
+    return observation_of("library", resolution, "soname", "path", "via", "requester", "version")
 
 
 _VIA_WORDS = {

@@ -15,7 +15,7 @@ from tf_gpucheck.checks.findings import (
     Observation,
     fail,
     info,
-    observation,
+    observation_of,
     ok,
     skip,
     warn,
@@ -178,14 +178,8 @@ def _spec_of(requirement: str | None) -> str:
 
 
 def requirement_observation(unmet: UnmetRequirement, by: str | None) -> Observation:
-    return observation(
-        "requirement",
-        of=unmet.of,
-        of_version=unmet.of_version,
-        requirement=unmet.requirement,
-        name=unmet.name,
-        have=unmet.have,
-        by=by,
+    return observation_of(
+        "requirement", unmet, "of", "of_version", "requirement", "name", "have", by=by
     )
 
 
