@@ -79,13 +79,7 @@ def compute_capability(snapshot: Snapshot, matrix: Matrix) -> Finding:
         finding: Finding | None = None
         newer = _newer_than_cuda(matrix, gpu.compute_capability, build_cuda)
         if newer is not None:
-            arch, cuda = newer
-            finding = fail(
-                "compute_capability",
-                "compute_capability_unsupported",
-                _predates(gpu, arch, cuda),
-                fix=_newer_release_fix(snapshot, matrix, gpu.compute_capability),
-            )
+            finding = _predates(snapshot, matrix, gpu, *newer)
         elif fit.kind == "ptx":
             finding = warn(
                 "compute_capability",
@@ -135,22 +129,25 @@ def _gpus_newer_than_build(
     for gpu in visible:
         newer = _newer_than_cuda(matrix, gpu.compute_capability or "", cuda)
         if newer is not None:
-            arch, built = newer
-            return fail(
-                "compute_capability",
-                "compute_capability_unsupported",
-                _predates(gpu, arch, built),
-                fix=_newer_release_fix(snapshot, matrix, gpu.compute_capability or ""),
-            )
+            return _predates(snapshot, matrix, gpu, *newer)
     return None
 
 
-def _predates(gpu: NvmlGpu, arch: Architecture, cuda: str) -> str:
-    return (
+def _predates(
+    snapshot: Snapshot, matrix: Matrix, gpu: NvmlGpu, arch: Architecture, cuda: str
+) -> Finding:
+    """The failure of a GPU whose architecture is newer than the CUDA the build was made with."""
+    summary = (
         f"GPU {gpu.index} {gpu.name} (compute capability {gpu.compute_capability}): CUDA {cuda}, "
         f"which this TensorFlow was built with, predates {arch.name} (first supported in CUDA "
         f"{arch.first_cuda}): the build has no code for this GPU and that CUDA's libraries do not "
         "support it (at best the driver JIT-compiles PTX, slowly, if the build ships any)"
+    )
+    return fail(
+        "compute_capability",
+        "compute_capability_unsupported",
+        summary,
+        fix=_newer_release_fix(snapshot, matrix, gpu.compute_capability or ""),
     )
 
 
