@@ -357,31 +357,26 @@ def validate(matrix: Matrix) -> list[str]:
                 problems.append(
                     f"tensorflow {row.version} names CUDA {cuda}, which has no cuda row"
                 )
-        for source in row.source:
-            if source not in matrix.sources:
-                problems.append(f"tensorflow {row.version} cites unknown source {source!r}")
+        problems += _unknown_sources(matrix, f"tensorflow {row.version}", row.source)
     for arch in matrix.architectures:
-        for source in arch.source:
-            if source not in matrix.sources:
-                problems.append(f"architecture {arch.cc} cites unknown source {source!r}")
+        problems += _unknown_sources(matrix, f"architecture {arch.cc}", arch.source)
     for handle_row in matrix.loader:
-        for source in handle_row.source:
-            if source not in matrix.sources:
-                problems.append(f"loader {handle_row.handle} cites unknown source {source!r}")
+        problems += _unknown_sources(matrix, f"loader {handle_row.handle}", handle_row.source)
     for soname_row in matrix.sonames:
-        for source in soname_row.source:
-            if source not in matrix.sources:
-                problems.append(f"sonames {soname_row.cuda} cites unknown source {source!r}")
+        problems += _unknown_sources(matrix, f"sonames {soname_row.cuda}", soname_row.source)
     cuda_seen: set[tuple[int, int]] = set()
     for cuda_row in matrix.cuda:
         key = _major_minor(cuda_row.version)
         if key in cuda_seen:
             problems.append(f"cuda {cuda_row.version}: a second row")
         cuda_seen.add(key)
-        for source in cuda_row.source:
-            if source not in matrix.sources:
-                problems.append(f"cuda {cuda_row.version} cites unknown source {source!r}")
+        problems += _unknown_sources(matrix, f"cuda {cuda_row.version}", cuda_row.source)
     return problems
+
+
+def _unknown_sources(matrix: Matrix, row: str, cited: tuple[str, ...]) -> list[str]:
+    """The sources ``row`` cites that the matrix does not list."""
+    return [f"{row} cites unknown source {s!r}" for s in cited if s not in matrix.sources]
 
 
 def _invalid(origin: str, problem: str) -> GpucheckError:
