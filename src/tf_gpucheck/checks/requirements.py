@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -14,6 +16,8 @@ from tf_gpucheck.errors import GpucheckError
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix
 from tf_gpucheck.snapshot import Snapshot
+
+T = TypeVar("T")
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
 _UNITS = {
@@ -64,6 +68,11 @@ def parse_pattern(flag: str, value: str) -> SpecifierSet:
         ) from None
 
 
+def _given(parse: Callable[[str, str], T], flag: str, value: str | None) -> T | None:
+    """``flag``'s value parsed, or ``None`` when the flag was not given."""
+    return parse(flag, value) if value is not None else None
+
+
 @dataclass(frozen=True)
 class Requirements:
     require_gpu: bool = False
@@ -88,18 +97,12 @@ class Requirements:
         return cls(
             require_gpu=require_gpu,
             min_gpus=min_gpus,
-            min_compute_capability=parse_capability(
-                "--min-compute-capability", min_compute_capability
-            )
-            if min_compute_capability is not None
-            else None,
-            min_free_memory_bytes=parse_size("--min-free-memory", min_free_memory)
-            if min_free_memory is not None
-            else None,
-            expect_tf=parse_pattern("--expect-tf", expect_tf) if expect_tf is not None else None,
-            expect_cuda=parse_pattern("--expect-cuda", expect_cuda)
-            if expect_cuda is not None
-            else None,
+            min_compute_capability=_given(
+                parse_capability, "--min-compute-capability", min_compute_capability
+            ),
+            min_free_memory_bytes=_given(parse_size, "--min-free-memory", min_free_memory),
+            expect_tf=_given(parse_pattern, "--expect-tf", expect_tf),
+            expect_cuda=_given(parse_pattern, "--expect-cuda", expect_cuda),
         )
 
     @property
