@@ -58,6 +58,25 @@ _FAILED_KEYS = (
 every form at every character; a long log line makes that slow)."""
 
 
+_BROKE = re.compile(
+    r"(?:Killed|Aborted|Segmentation fault)\b|.*\bcore dumped\b|Traceback \(most recent call last\)"
+    r"|(?:[\w.]+\.)?\w+(?:Error|Exception)\b:?"
+)
+"""How a line that stopped the program starts: the shell's word for a killed or crashed process,
+Python's traceback or exception."""
+
+
+def _broke(classified: Sequence[logscan.LogLine]) -> bool:
+    """Whether a line no rule knows says the program failed: TensorFlow's own error or fatal
+    line (``E``, ``F``), a crash, a traceback or an exception. Such a line outweighs harmless
+    messages around it ("Allocation of ... exceeds 10% of free system memory", then "Killed")."""
+    return any(
+        line.rule is None
+        and (line.severity in ("E", "F") or bool(_BROKE.match(line.message.strip())))
+        for line in classified
+    )
+
+
 def _says(pattern: re.Pattern[str], keys: Sequence[str], lines: Sequence[str]) -> bool:
     """Whether a line (lower-cased) says it: searched only where one of its ``keys`` is."""
     return any(pattern.search(t) for t in lines if any(k in t for k in keys))
@@ -208,7 +227,7 @@ def whole_reading_findings(
         any(f.status is Status.OK for f in findings) or _looks_fine(stated, classified)
     ):
         return []  # what it states was judged and fits, and nothing says otherwise
-    if only_noise and not _says(_SYMPTOM, _SYMPTOM_KEYS, words):
+    if only_noise and not _says(_SYMPTOM, _SYMPTOM_KEYS, words) and not _broke(classified):
         return []  # the rules know every message here as harmless: words do not override them
     try:
         title = causedocs.doc(code).title

@@ -28,9 +28,10 @@ from tf_gpucheck.reading.textlines import normalise
 
 __all__ = ["Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 
-# The classic prefix (groups 1-2) or abseil's (groups 3-4), one match for both.
+# The classic prefix (groups 1-2, its timestamp left out where people paste it without one) or
+# abseil's (groups 3-4), one match for both.
 _PREFIX = re.compile(
-    r"^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?:\d+)\]"
+    r"^(?:(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: )?([IWEF]) (\S+?\.(?:cc|h|py):\d+)\]"
     r"|([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\]) ?"
 )
 _PYLOG = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):([A-Za-z_][\w.]*):(.*)$")
