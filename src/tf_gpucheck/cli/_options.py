@@ -17,55 +17,56 @@ if TYPE_CHECKING:
     from tf_gpucheck.snapshot import Snapshot
     from tf_gpucheck.target import Target
 
+
+def option(flag: str, help: str, *, short: str | None = None, **more: Any) -> Any:
+    """One option, for ``Annotated``: its flag (``--name``, or ``--name/--no-name`` for a switch),
+    its help and its short flag; the rest (``metavar``, ``min``, ``show_default``) as
+    :func:`typer.Option` takes it."""
+    flags = (flag,) if short is None else (flag, short)
+    return typer.Option(*flags, help=help, **more)
+
+
 PythonOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--python",
-        metavar="PATH",
-        help="Diagnose this interpreter's environment (default: the active virtual environment, "
+        "Diagnose this interpreter's environment (default: the active virtual environment, "
         "else gpucheck's own).",
+        metavar="PATH",
     ),
 ]
 TimeoutOption = Annotated[
     float,
-    typer.Option(
-        "--timeout",
-        min=1.0,
-        metavar="SECONDS",
-        help="Give up on the TensorFlow child after this long.",
+    option(
+        "--timeout", "Give up on the TensorFlow child after this long.", min=1.0, metavar="SECONDS"
     ),
 ]
 RedactOption = Annotated[
     bool,
-    typer.Option(
-        "--redact",
-        help="Mask host and user names, home paths, GPU UUIDs and secret-looking values.",
+    option(
+        "--redact", "Mask host and user names, home paths, GPU UUIDs and secret-looking values."
     ),
 ]
-JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print JSON on stdout (progress goes to stderr).")
-]
+JsonOption = Annotated[bool, option("--json", "Print JSON on stdout (progress goes to stderr).")]
 MatrixOption = Annotated[
     str | None,
-    typer.Option(
-        "--matrix", metavar="FILE", help="Use this compat_matrix.yaml instead of the shipped one."
-    ),
+    option("--matrix", "Use this compat_matrix.yaml instead of the shipped one.", metavar="FILE"),
 ]
 CwdOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--cwd",
+        "The folder your program runs from (default: the current one): what a file there named "
+        "tensorflow.py would hide.",
         metavar="DIR",
-        help="The folder your program runs from (default: the current one): what a file there "
-        "named tensorflow.py would hide.",
     ),
 ]
 FromOption = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--from",
+        "Judge a snapshot written by `gpucheck detect --json` instead of probing.",
         metavar="FILE",
-        help="Judge a snapshot written by `gpucheck detect --json` instead of probing.",
     ),
 ]
 
@@ -193,29 +194,20 @@ def write_file(path: str, content: str) -> None:
 # Options doctor, explain and fleet share, with one wording.
 FormatOption = Annotated[
     str,
-    typer.Option(
-        "--format",
-        metavar="FORMAT",
-        help="text, json or markdown (a report to paste into an issue).",
+    option(
+        "--format", "text, json or markdown (a report to paste into an issue).", metavar="FORMAT"
     ),
 ]
 JunitOption = Annotated[
-    str | None,
-    typer.Option("--junit", metavar="FILE", help="Also write a JUnit XML report."),
+    str | None, option("--junit", "Also write a JUnit XML report.", metavar="FILE")
 ]
 AllowCpuOption = Annotated[
-    bool,
-    typer.Option(
-        "--allow-cpu", help="No usable GPU is a warning, not a failure (CPU-only runners)."
-    ),
+    bool, option("--allow-cpu", "No usable GPU is a warning, not a failure (CPU-only runners).")
 ]
-StrictOption = Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")]
-RequireGpuOption = Annotated[
-    bool, typer.Option("--require-gpu", help="Fail unless TensorFlow can use a GPU.")
-]
+StrictOption = Annotated[bool, option("--strict", "Warnings fail too (exit 1).")]
+RequireGpuOption = Annotated[bool, option("--require-gpu", "Fail unless TensorFlow can use a GPU.")]
 MinGpusOption = Annotated[
-    int | None,
-    typer.Option("--min-gpus", metavar="N", min=1, help="Fail unless TensorFlow can use N GPUs."),
+    int | None, option("--min-gpus", "Fail unless TensorFlow can use N GPUs.", metavar="N", min=1)
 ]
 
 
@@ -267,7 +259,7 @@ _GATE_FLAGS: tuple[tuple[str, Any, object], ...] = (
     ("require_gpu", RequireGpuOption, False),
     ("min_gpus", MinGpusOption, None),
     *(
-        (name, Annotated[str | None, typer.Option(flag, metavar=metavar, help=text)], None)
+        (name, Annotated[str | None, option(flag, text, metavar=metavar)], None)
         for name, flag, metavar, text in _REQUIREMENT_VALUES
     ),
 )

@@ -12,6 +12,7 @@ from tf_gpucheck.cli._options import (
     JsonOption,
     PythonOption,
     bar_progress,
+    option,
     snapshot_for,
     target_for,
     write_file,
@@ -23,103 +24,87 @@ def benchmark(
     ctx: typer.Context,
     workload: Annotated[
         list[str] | None,
-        typer.Option(
+        option(
             "--workload",
-            "-w",
+            "mlp, cnn or matmul (repeatable; default mlp and cnn).",
+            short="-w",
             metavar="NAME",
-            help="mlp, cnn or matmul (repeatable; default mlp and cnn).",
         ),
     ] = None,
-    device: Annotated[
-        str, typer.Option("--device", metavar="DEVICE", help="cpu, gpu or all.")
-    ] = "all",
+    device: Annotated[str, option("--device", "cpu, gpu or all.", metavar="DEVICE")] = "all",
     backend: Annotated[
         str,
-        typer.Option(
+        option(
             "--backend",
-            metavar="NAME",
-            help="Keras backend: tensorflow, jax, torch, or all (those installed; the others are "
+            "Keras backend: tensorflow, jax, torch, or all (those installed; the others are "
             "skipped with the reason).",
+            metavar="NAME",
         ),
     ] = "tensorflow",
     batch_size: Annotated[
-        int | None,
-        typer.Option("--batch-size", metavar="N", help="Samples per step (default 128)."),
+        int | None, option("--batch-size", "Samples per step (default 128).", metavar="N")
     ] = None,
     steps: Annotated[
-        int | None,
-        typer.Option("--steps", metavar="N", help="Steps per timed window (default 50)."),
+        int | None, option("--steps", "Steps per timed window (default 50).", metavar="N")
     ] = None,
     repeats: Annotated[
-        int | None, typer.Option("--repeats", metavar="N", help="Timed windows (default 5).")
+        int | None, option("--repeats", "Timed windows (default 5).", metavar="N")
     ] = None,
     mixed_precision: Annotated[
         str | None,
-        typer.Option(
-            "--mixed-precision", metavar="POLICY", help="mixed_float16 or mixed_bfloat16."
-        ),
+        option("--mixed-precision", "mixed_float16 or mixed_bfloat16.", metavar="POLICY"),
     ] = None,
     xla: Annotated[
-        bool | None,
-        typer.Option("--xla/--no-xla", help="Force jit_compile on or off (default: Keras' auto)."),
+        bool | None, option("--xla/--no-xla", "Force jit_compile on or off (default: Keras' auto).")
     ] = None,
     quick: Annotated[
         bool,
-        typer.Option(
-            "--quick", help="The smallest honest run: 3 windows of 30 steps after 10 warm-up steps."
-        ),
+        option("--quick", "The smallest honest run: 3 windows of 30 steps after 10 warm-up steps."),
     ] = False,
     sweep: Annotated[
         bool,
-        typer.Option(
+        option(
             "--sweep",
-            help="Batch sizes 32..4096: where the GPU overtakes the CPU, where throughput stops growing.",
+            "Batch sizes 32..4096: where the GPU overtakes the CPU, where throughput stops growing.",
         ),
     ] = False,
     strategy: Annotated[
         str | None,
-        typer.Option(
+        option(
             "--strategy",
+            "mirrored: also run under MirroredStrategy on all devices and report scaling.",
             metavar="NAME",
-            help="mirrored: also run under MirroredStrategy on all devices and report scaling.",
         ),
     ] = None,
     cpu_devices: Annotated[
         int | None,
-        typer.Option(
+        option(
             "--cpu-devices",
+            "With --strategy mirrored: split the CPU into N logical devices.",
             metavar="N",
-            help="With --strategy mirrored: split the CPU into N logical devices.",
         ),
     ] = None,
     json_output: JsonOption = False,
     baseline: Annotated[
         str | None,
-        typer.Option(
+        option(
             "--baseline",
-            metavar="FILE",
-            help="Fail (exit 1) when a workload got slower than this earlier --output "
+            "Fail (exit 1) when a workload got slower than this earlier --output "
             "(compared as a share of each run's matmul ceiling).",
+            metavar="FILE",
         ),
     ] = None,
     tolerance: Annotated[
-        str,
-        typer.Option(
-            "--tolerance", metavar="SHARE", help="Allowed slowdown against --baseline (10%)."
-        ),
+        str, option("--tolerance", "Allowed slowdown against --baseline (10%).", metavar="SHARE")
     ] = "10%",
     output: Annotated[
-        str | None,
-        typer.Option("--output", metavar="FILE", help="Also write the JSON results to FILE."),
+        str | None, option("--output", "Also write the JSON results to FILE.", metavar="FILE")
     ] = None,
     python: PythonOption = None,
     timeout: Annotated[
         float,
-        typer.Option(
-            "--timeout",
-            min=1.0,
-            metavar="SECONDS",
-            help="Give up on one device's run after this long.",
+        option(
+            "--timeout", "Give up on one device's run after this long.", min=1.0, metavar="SECONDS"
         ),
     ] = 900.0,
 ) -> int:

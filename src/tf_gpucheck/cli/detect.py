@@ -13,6 +13,7 @@ from tf_gpucheck.cli._options import (
     PythonOption,
     RedactOption,
     TimeoutOption,
+    option,
     snapshot_for,
 )
 
@@ -20,9 +21,7 @@ from tf_gpucheck.cli._options import (
 def detect(
     ctx: typer.Context,
     json_output: JsonOption = False,
-    no_tf: Annotated[
-        bool, typer.Option("--no-tf", help="Skip the TensorFlow child process (fast).")
-    ] = False,
+    no_tf: Annotated[bool, option("--no-tf", "Skip the TensorFlow child process (fast).")] = False,
     python: PythonOption = None,
     timeout: TimeoutOption = 120.0,
     redact: RedactOption = False,

@@ -22,6 +22,7 @@ from tf_gpucheck.cli._options import (
     TimeoutOption,
     chosen_format,
     no_target_with_from,
+    option,
     probes_for,
     progress,
     with_gate,
@@ -37,12 +38,11 @@ def doctor(
     json_output: JsonOption = False,
     output_format: FormatOption = "text",
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show the evidence and fix of every check.")
+        bool, option("--verbose", "Show the evidence and fix of every check.", short="-v")
     ] = False,
-    list_checks: Annotated[bool, typer.Option("--list", help="List the checks and exit.")] = False,
+    list_checks: Annotated[bool, option("--list", "List the checks and exit.")] = False,
     checks: Annotated[
-        list[str] | None,
-        typer.Option("--check", metavar="ID", help="Run only this check (repeatable)."),
+        list[str] | None, option("--check", "Run only this check (repeatable).", metavar="ID")
     ] = None,
     python: PythonOption = None,
     source: FromOption = None,
@@ -50,40 +50,35 @@ def doctor(
     matrix_file: MatrixOption = None,
     logs: Annotated[
         list[str] | None,
-        typer.Option(
+        option(
             "--log",
+            "Also read this log of the failing program as evidence (repeatable; - for stdin).",
             metavar="FILE",
-            help="Also read this log of the failing program as evidence (repeatable; - for stdin).",
         ),
     ] = None,
     redact: RedactOption = False,
     no_tf: Annotated[
         bool,
-        typer.Option(
-            "--no-tf", help="Judge without importing TensorFlow (fast triage; says what it skips)."
-        ),
+        option("--no-tf", "Judge without importing TensorFlow (fast triage; says what it skips)."),
     ] = False,
     junit: JunitOption = None,
     cwd: CwdOption = None,
     proof_budget: Annotated[
         float | None,
-        typer.Option(
+        option(
             "--proof-budget",
-            metavar="SECONDS",
-            min=0.0,
-            help="How long to wait, once the rest is done, for the installer to resolve the "
+            "How long to wait, once the rest is done, for the installer to resolve the "
             "fixes against the package index. By default doctor does not wait: the dry runs "
             "start while TensorFlow imports, answers come from the proof cache, and one not yet "
             "answered is kept for the next run. 0: never ask the index (the installer's own "
             "policy is still asked, offline).",
+            metavar="SECONDS",
+            min=0.0,
             show_default=False,
         ),
     ] = None,
     prove: Annotated[
-        bool,
-        typer.Option(
-            "--prove", help="Wait for the installer's answer to every fix (up to 10 minutes)."
-        ),
+        bool, option("--prove", "Wait for the installer's answer to every fix (up to 10 minutes).")
     ] = False,
 ) -> int:
     """Run every check and give one verdict with the first thing to fix. Exit 0: no failure; 1: a check failed; 2: bad input."""

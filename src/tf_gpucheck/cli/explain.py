@@ -7,39 +7,34 @@ from typing import Annotated
 
 import typer
 
-from tf_gpucheck.cli._options import FormatOption, JsonOption, MatrixOption, chosen_format
+from tf_gpucheck.cli._options import FormatOption, JsonOption, MatrixOption, chosen_format, option
 from tf_gpucheck.errors import GpucheckError
 
 
 def explain(
-    source: Annotated[
-        str,
-        typer.Argument(metavar="FILE", show_default=False, hidden=True),
-    ] = "-",
+    source: Annotated[str, typer.Argument(metavar="FILE", show_default=False, hidden=True)] = "-",
     json_output: JsonOption = False,
     output_format: FormatOption = "text",
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Also list the harmless and good lines.")
+        bool, option("--verbose", "Also list the harmless and good lines.", short="-v")
     ] = False,
     matrix_file: MatrixOption = None,
     cause: Annotated[
         str | None,
-        typer.Option(
+        option(
             "--cause",
-            metavar="CODE",
-            help="Print what a cause code means, how to confirm it, its fix per platform, the "
+            "Print what a cause code means, how to confirm it, its fix per platform, the "
             "messages that point to it and the sources.",
+            metavar="CODE",
         ),
     ] = None,
-    list_causes: Annotated[
-        bool, typer.Option("--list", help="List every cause code with its title.")
-    ] = False,
+    list_causes: Annotated[bool, option("--list", "List every cause code with its title.")] = False,
     title: Annotated[
         str | None,
-        typer.Option(
+        option(
             "--title",
+            "The report's title, read with the text (the error is often only there).",
             metavar="TEXT",
-            help="The report's title, read with the text (the error is often only there).",
         ),
     ] = None,
 ) -> int:

@@ -14,6 +14,7 @@ from tf_gpucheck.cli._options import (
     MatrixOption,
     PythonOption,
     TimeoutOption,
+    option,
     probes_for,
     progress,
     target_for,
@@ -28,22 +29,19 @@ def fix(
     ctx: typer.Context,
     python: PythonOption = None,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Apply the plan without asking (scripts, CI).")
+        bool, option("--yes", "Apply the plan without asking (scripts, CI).", short="-y")
     ] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show the plan and its proof; change nothing.")
+        bool, option("--dry-run", "Show the plan and its proof; change nothing.")
     ] = False,
     undo: Annotated[
-        bool,
-        typer.Option("--undo", help="Restore the versions recorded by the last applied fix."),
+        bool, option("--undo", "Restore the versions recorded by the last applied fix.")
     ] = False,
     allow_conda: Annotated[
-        bool,
-        typer.Option("--allow-conda", help="Let pip replace packages that conda installed."),
+        bool, option("--allow-conda", "Let pip replace packages that conda installed.")
     ] = False,
     no_tf: Annotated[
-        bool,
-        typer.Option("--no-tf", help="Diagnose before and after without importing TensorFlow."),
+        bool, option("--no-tf", "Diagnose before and after without importing TensorFlow.")
     ] = False,
     allow_cpu: AllowCpuOption = False,
     timeout: TimeoutOption = 120.0,

@@ -16,6 +16,7 @@ from tf_gpucheck.cli._options import (
     MatrixOption,
     RedactOption,
     chosen_format,
+    option,
     progress,
     with_gate,
     write_file,
@@ -28,35 +29,33 @@ def fleet(
     ctx: typer.Context,
     gate: Gate,
     paths: Annotated[
-        list[str] | None,
-        typer.Argument(metavar="PATH", show_default=False, hidden=True),
+        list[str] | None, typer.Argument(metavar="PATH", show_default=False, hidden=True)
     ] = None,
     json_output: JsonOption = False,
     output_format: FormatOption = "text",
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show every attribute, also those all agree on.")
+        bool, option("--verbose", "Show every attribute, also those all agree on.", short="-v")
     ] = False,
     junit: JunitOption = None,
     ray: Annotated[
         bool,
-        typer.Option(
+        option(
             "--ray",
-            help="Collect the snapshots from every alive node of a Ray cluster (pip install "
+            "Collect the snapshots from every alive node of a Ray cluster (pip install "
             "'tf_gpucheck[ray]'), then judge them here.",
         ),
     ] = False,
     node_timeout: Annotated[
         float,
-        typer.Option(
+        option(
             "--node-timeout",
+            "With --ray: a node that has not answered by then is reported as such.",
             min=1.0,
             metavar="SECONDS",
-            help="With --ray: a node that has not answered by then is reported as such.",
         ),
     ] = 180.0,
     no_tf: Annotated[
-        bool,
-        typer.Option("--no-tf", help="With --ray: probe without importing TensorFlow (fast)."),
+        bool, option("--no-tf", "With --ray: probe without importing TensorFlow (fast).")
     ] = False,
     matrix_file: MatrixOption = None,
     redact: RedactOption = False,

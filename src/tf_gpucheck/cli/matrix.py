@@ -13,6 +13,7 @@ from tf_gpucheck.cli._options import (
     JsonOption,
     MatrixOption,
     PythonOption,
+    option,
     snapshot_for,
 )
 from tf_gpucheck.errors import ExitCode, GpucheckError
@@ -21,21 +22,18 @@ from tf_gpucheck.errors import ExitCode, GpucheckError
 def matrix(
     ctx: typer.Context,
     tf: Annotated[
-        str | None,
-        typer.Option("--tf", metavar="VERSION", help="Only this TensorFlow release (2.15)."),
+        str | None, option("--tf", "Only this TensorFlow release (2.15).", metavar="VERSION")
     ] = None,
     cuda: Annotated[
         str | None,
-        typer.Option(
-            "--cuda", metavar="VERSION", help="Only releases built with this CUDA (12.2)."
-        ),
+        option("--cuda", "Only releases built with this CUDA (12.2).", metavar="VERSION"),
     ] = None,
     json_output: JsonOption = False,
     recommend: Annotated[
         bool,
-        typer.Option(
+        option(
             "--recommend",
-            help="What to install on this machine: the newest TensorFlow that will use its GPU.",
+            "What to install on this machine: the newest TensorFlow that will use its GPU.",
         ),
     ] = False,
     python: PythonOption = None,

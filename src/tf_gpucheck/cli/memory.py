@@ -13,6 +13,7 @@ from tf_gpucheck.cli._options import (
     JsonOption,
     PythonOption,
     TimeoutOption,
+    option,
     snapshot_for,
     target_for,
 )
@@ -26,56 +27,49 @@ def configure_memory(
     ctx: typer.Context,
     growth: Annotated[
         bool | None,
-        typer.Option(
-            "--growth/--no-growth",
-            help="Let TensorFlow grow its GPU memory instead of taking it all.",
+        option(
+            "--growth/--no-growth", "Let TensorFlow grow its GPU memory instead of taking it all."
         ),
     ] = None,
     limit: Annotated[
         str | None,
-        typer.Option(
-            "--limit",
-            metavar="MB",
-            help="Hard limit in MB for every GPU, or per GPU as 0:4096,1:8192.",
+        option(
+            "--limit", "Hard limit in MB for every GPU, or per GPU as 0:4096,1:8192.", metavar="MB"
         ),
     ] = None,
     virtual: Annotated[
         str | None,
-        typer.Option(
+        option(
             "--virtual",
+            "Split each selected GPU into logical GPUs of these sizes.",
             metavar="MB,MB",
-            help="Split each selected GPU into logical GPUs of these sizes.",
         ),
     ] = None,
     gpus: Annotated[
-        str | None,
-        typer.Option("--gpus", metavar="0,1", help="Only these GPUs are visible to TensorFlow."),
+        str | None, option("--gpus", "Only these GPUs are visible to TensorFlow.", metavar="0,1")
     ] = None,
     cpu_devices: Annotated[
         int | None,
-        typer.Option(
+        option(
             "--cpu-devices",
+            "Split the CPU into N logical devices (MirroredStrategy without GPUs).",
             metavar="N",
-            help="Split the CPU into N logical devices (MirroredStrategy without GPUs).",
         ),
     ] = None,
     allocator: Annotated[
-        str | None,
-        typer.Option("--allocator", metavar="NAME", help="TF_GPU_ALLOCATOR: cuda_malloc_async."),
+        str | None, option("--allocator", "TF_GPU_ALLOCATOR: cuda_malloc_async.", metavar="NAME")
     ] = None,
     emit: Annotated[
         str | None,
-        typer.Option(
-            "--emit",
-            metavar="KIND",
-            help="Print how to persist it (python or env) and exit: a dry run.",
+        option(
+            "--emit", "Print how to persist it (python or env) and exit: a dry run.", metavar="KIND"
         ),
     ] = None,
     release_probe: Annotated[
         bool,
-        typer.Option(
+        option(
             "--release-probe",
-            help="Also show how much memory TensorFlow keeps after a model is deleted.",
+            "Also show how much memory TensorFlow keeps after a model is deleted.",
         ),
     ] = False,
     json_output: JsonOption = False,
