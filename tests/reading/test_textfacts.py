@@ -443,3 +443,16 @@ def test_versions_in_markdown_inline_code_are_read_as_written() -> None:
     said = explain(text, load_matrix(), similar=False).report
     assert said.first_fix is not None
     assert said.first_fix.cause == "cuda_libs_missing"
+
+
+def test_a_cudnn_version_under_the_cuda_cudnn_heading_is_cudnns() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/62781: one version under "CUDA/cuDNN
+    # version" that no CUDA release has (CUDA 8 had only 8.0): it is cuDNN's
+    pasted = "### CUDA/cuDNN version\n\n8.9.5\n\n### GPU model and memory\n\nA100 PCIe\n"
+    facts = _facts(pasted)
+    assert facts.cuda_version is None
+    assert facts.cudnn_version == "8.9.5"
+    # a CUDA release stays CUDA's, and CUDA then cuDNN stays so
+    assert _facts("### CUDA/cuDNN version\n\n9.1\n").cuda_version == "9.1"
+    both = _facts("### CUDA/cuDNN version\n\n11.8/8.6\n")
+    assert (both.cuda_version, both.cudnn_version) == ("11.8", "8.6")

@@ -171,6 +171,9 @@ _PYTHON = re.compile(r"(?<![\w.])(?P<v>3\.\d{1,2}(?:\.\d+)?|2\.7(?:\.\d+)?)(?![\
 _PLAIN_VERSION = re.compile(rf"(?<![\w.])v?(?P<v>{_VERSION})(?:\.x)?(?![\w.])", re.ASCII)
 _DRIVER = re.compile(r"(?<![\w.])(?P<v>\d{3}\.\d{2,3}(?:\.\d{2})?)(?![\w.])", re.ASCII)
 _CUDA_MAJORS = {"8", "9", "10", "11", "12", "13"}
+_CUDA_MINORS = {"8": {"0"}, "9": {"0", "1", "2"}}
+"""The only CUDA 8 and 9 releases (NVIDIA's CUDA Toolkit Archive, developer.nvidia.com/
+cuda-toolkit-archive): an answer of 8.x or 9.x with another minor is cuDNN's (``8.9.5``)."""
 _CUDNN_MAJORS = {"5", "6", "7", "8", "9"}
 _ANY_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}(?:\.\d+)+)(?![\d])")
 
@@ -199,6 +202,13 @@ def read_answer(fact: str, answer: str) -> str | None:
     return None
 
 
+def _is_cuda(version: str) -> bool:
+    major, _, rest = version.partition(".")
+    return major in _CUDA_MAJORS and (
+        major not in _CUDA_MINORS or rest.partition(".")[0] in _CUDA_MINORS[major]
+    )
+
+
 def cuda_and_cudnn(answer: str) -> tuple[str | None, str | None]:
     """CUDA and cuDNN versions from one answer: ``11.8/8.6``, ``CUDA 11.2, cuDNN 8.1``,
     ``cuda_11.8.0_522.06_windows / cudnn-windows-x86_64-8.6.0.163_cuda11``,
@@ -214,8 +224,10 @@ def cuda_and_cudnn(answer: str) -> tuple[str | None, str | None]:
                 # a cuDNN archive names the CUDA it is for first: take a cuDNN-major version
                 picks = [v for v in versions if v.split(".")[0] in _CUDNN_MAJORS]
                 cudnn = picks[-1] if picks else None
-        elif cuda is None and versions[0].split(".")[0] in _CUDA_MAJORS:
+        elif cuda is None and _is_cuda(versions[0]):
             cuda = versions[0]
+        elif cuda is None and cudnn is None and versions[0].split(".")[0] in _CUDNN_MAJORS:
+            cudnn = versions[0]  # "8.9.5" under "CUDA/cuDNN version": no CUDA has that number
         elif cuda is not None and cudnn is None and versions[0].split(".")[0] in _CUDNN_MAJORS:
             cudnn = versions[0]  # "11.8/8.6": CUDA first, then cuDNN
     return cuda, cudnn
