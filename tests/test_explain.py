@@ -854,3 +854,25 @@ def test_a_performance_complaint_is_never_nothing_to_fix(url: str) -> None:
     assert report["cause"] == "gpu_underused"
     result = explain(report["text"], load_matrix(), title=report["title"])
     assert result.report.verdict.value != "ok", result.report.first_fix
+
+
+def test_a_cuda_named_by_its_major_alone_is_not_judged_against_a_minor() -> None:
+    # https://github.com/keras-team/keras/issues/12379: "CUDA:10" beside TensorFlow 2.0, which
+    # needs 10.0: the text does not say which CUDA 10, so nothing says it is the wrong one
+    text = "TensorFlow-gpu-2.0-preview\nKeras :2.2.4\nOS:Windows 10\npython:3.6\nCUDA:10\n"
+    result = explain(text, load_matrix())
+    assert not any("TensorFlow needs" in f.summary for f in result.report.findings)
+
+
+def test_cuda_8_supports_pascal() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/7648: a GTX 1060 (Pascal, 6.1) with
+    # TensorFlow 1.0, built with CUDA 8 (the matrix writes "8"), the first CUDA with Pascal
+    text = (
+        "* a GTX 1060 that I want to dedicate to tensorflow\nI use:\n"
+        "* [tensorflow-1.0.0](https://pypi.python.org/pypi/tensorflow)\n"
+        "* cuda-8.0 ([ls -l /usr/local/cuda/lib64/libcud*](https://gist.github.com/oelmekki/"
+        "6e5e9d7d1ea871e1d73efae307efe9ce))\n* cudnn-5.1.10\n"
+    )
+    result = explain(text, load_matrix())
+    assert result.stated.tf_version == "1.0.0"
+    assert not any("predates" in f.summary for f in result.report.findings)

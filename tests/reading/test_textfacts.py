@@ -456,3 +456,15 @@ def test_a_cudnn_version_under_the_cuda_cudnn_heading_is_cudnns() -> None:
     assert _facts("### CUDA/cuDNN version\n\n9.1\n").cuda_version == "9.1"
     both = _facts("### CUDA/cuDNN version\n\n11.8/8.6\n")
     assert (both.cuda_version, both.cudnn_version) == ("11.8", "8.6")
+
+
+def test_nvccs_full_version_is_cudas_not_cudnns() -> None:
+    # https://github.com/tensorflow/models/issues/1854
+    facts = _facts("- **CUDA/cuDNN version**: Cuda compilation tools, release 8.0, V8.0.44\n")
+    assert (facts.cuda_version, facts.cudnn_version) == ("8.0", None)
+
+
+def test_a_version_no_tensorflow_release_has_is_not_tensorflows() -> None:
+    # https://github.com/tensorflow/hub/issues/765 (the reporter's words for another package)
+    assert _facts("> tensorflow-gpu 4.0 / 4.1\n").tf_version is None
+    assert _facts("> tensorflow-gpu 2.4 / 2.4\n").tf_version == "2.4"

@@ -228,8 +228,13 @@ def cuda_and_cudnn(answer: str) -> tuple[str | None, str | None]:
             cuda = versions[0]
         elif cuda is None and cudnn is None and versions[0].split(".")[0] in _CUDNN_MAJORS:
             cudnn = versions[0]  # "8.9.5" under "CUDA/cuDNN version": no CUDA has that number
-        elif cuda is not None and cudnn is None and versions[0].split(".")[0] in _CUDNN_MAJORS:
-            cudnn = versions[0]  # "11.8/8.6": CUDA first, then cuDNN
+        elif (
+            cuda is not None
+            and cudnn is None
+            and versions[0].split(".")[0] in _CUDNN_MAJORS
+            and not versions[0].startswith(f"{cuda}.")
+        ):
+            cudnn = versions[0]  # "11.8/8.6": CUDA first, then cuDNN (nvcc's "V8.0.44" is CUDA's)
     return cuda, cudnn
 
 

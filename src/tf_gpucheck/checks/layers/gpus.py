@@ -167,8 +167,11 @@ def _newer_than_cuda(
     return None
 
 
-def _release(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split(".")[:2])
+def _release(version: str) -> tuple[int, int]:
+    """A CUDA release's major and minor: ``8`` is 8.0 (the matrix writes TensorFlow 1.0's CUDA
+    so), not older than it."""
+    major, _, rest = version.partition(".")
+    return int(major), int(rest.partition(".")[0] or 0)
 
 
 def _newer_release_fix(snapshot: Snapshot, matrix: Matrix, capability: str) -> str | Fix:

@@ -150,9 +150,11 @@ def _runtime_key(cuda: str | None) -> str | None:
 
 def _same_runtime(have: str, want: str) -> bool:
     """``want`` is as precise as the build's CUDA is known: a major alone (CUDA 11 on, or an old
-    release the tested-configurations table lists as "9") is met by any version of that major."""
-    if "." not in want:
-        return _major(have) == want
+    release the tested-configurations table lists as "9") is met by any version of that major;
+    a version known only by its major (a text that says "CUDA 10") is not told from the minor
+    wanted, so it does not disagree with it."""
+    if "." not in want or "." not in have:
+        return _major(have) == _major(want)
     return _runtime_key(have) == want
 
 
