@@ -165,6 +165,8 @@ def field_of(match: re.Match[str], rules: FactRules) -> Field:
 # --- reading a field's answer ------------------------------------------------------------------
 
 _VERSION = r"\d+(?:\.\d+)+"
+TF_MAJOR = re.compile(r"[012]\.")
+"""The majors TensorFlow has released (0.x, 1.x, 2.x: PyPI's release history of tensorflow)."""
 _TF = re.compile(r"(?<![\w.])v?(?P<v>[012]\.\d{1,2}(?:\.\d+)?(?:-?rc\d+)?)(?![\w.]|-\d)", re.ASCII)
 _GIT_DESCRIBE = re.compile(r"\bv\d+\.\d+\.\d+-(?:rc\d+-)?\d+-g[0-9a-f]+\b|\bunknown\b")
 _PYTHON = re.compile(r"(?<![\w.])(?P<v>3\.\d{1,2}(?:\.\d+)?|2\.7(?:\.\d+)?)(?![\w.])", re.ASCII)

@@ -245,7 +245,7 @@ class _Collector:
     def add(
         self, fact: str, value: str, index: int, strength: int = 2, words: str | None = None
     ) -> None:
-        if fact == "tf_version" and not _TF_MAJOR.match(value):
+        if fact == "tf_version" and not factrules.TF_MAJOR.match(value):
             return  # no TensorFlow release has that number ("tensorflow-gpu 4.0"): another's
         self.values.setdefault(fact, []).append((value, index))
         self.strength[(fact, value, index)] = strength
@@ -288,10 +288,6 @@ class _Heard(_Collector):
         self, fact: str, value: str, index: int, strength: int = 2, words: str | None = None
     ) -> None:
         self.said.append((fact, value, strength, words))
-
-
-_TF_MAJOR = re.compile(r"[012]\.")
-"""The majors TensorFlow has released (0.x, 1.x, 2.x: PyPI's release history of tensorflow)."""
 
 
 def _same_version(a: str, b: str) -> bool:
