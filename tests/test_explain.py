@@ -876,3 +876,20 @@ def test_cuda_8_supports_pascal() -> None:
     result = explain(text, load_matrix())
     assert result.stated.tf_version == "1.0.0"
     assert not any("predates" in f.summary for f in result.report.findings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/tensorflow/tensorflow/issues/36429 (a Raspberry Pi's RAM ran out)
+        "2020-02-01 11:57:36.437688: W tensorflow/core/framework/cpu_allocator_impl.cc:81] "
+        "Allocation of 10616832 exceeds 10% of system memory.\nKilled\n",
+        # https://github.com/tensorflow/tensorflow/issues/49928 (pasted without the timestamp)
+        "W tensorflow/core/framework/allocator.cc:108] Allocation of 105062400000 exceeds 10% of "
+        "system memory. \nSegmentation fault\n",
+    ],
+)
+def test_a_harmless_notice_followed_by_the_process_dying_is_not_nothing(text: str) -> None:
+    result = explain(text, load_matrix())
+    assert [line.rule for line in result.lines] == ["cpu_allocation_share"]  # harmless alone
+    assert result.report.verdict.value != "ok"

@@ -28,11 +28,12 @@ from tf_gpucheck.reading.textlines import normalise
 
 __all__ = ["Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 
-# The classic prefix (groups 1-2, its timestamp left out where people paste it without one) or
-# abseil's (groups 3-4), one match for both.
+# The classic prefix (groups 1-2), abseil's (groups 3-4), or the classic one pasted without its
+# timestamp (groups 5-6: then only a source file's name tells it from prose), one match for all.
 _PREFIX = re.compile(
-    r"^(?:(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: )?([IWEF]) (\S+?\.(?:cc|h|py):\d+)\]"
-    r"|([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\]) ?"
+    r"^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+: ([IWEF]) (\S+?:\d+)\]"
+    r"|([IWEF])\d{4} \d{2}:\d{2}:\d+\.\d+\s+\d+ (\S+?:\d+)\]"
+    r"|([IWEF]) (\S+?\.(?:cc|h):\d+)\]) ?"
 )
 _PYLOG = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL|FATAL):([A-Za-z_][\w.]*):(.*)$")
 _TAGGED = re.compile(r"^(ERROR|WARNING): (.*)$")
@@ -74,9 +75,8 @@ def _split(line: str) -> tuple[str | None, str | None, str]:
     line = line.rstrip("\r\n")
     match = _PREFIX.match(line)
     if match:
-        if match.group(1):
-            return match.group(1), match.group(2), line[match.end() :]
-        return match.group(3), match.group(4), line[match.end() :]
+        first = next(i for i in (1, 3, 5) if match.group(i))
+        return match.group(first), match.group(first + 1), line[match.end() :]
     if line[:1] in _TAG_INITIALS:
         tagged = _PYLOG.match(line)
         if tagged:
