@@ -893,3 +893,15 @@ def test_a_harmless_notice_followed_by_the_process_dying_is_not_nothing(text: st
     result = explain(text, load_matrix())
     assert [line.rule for line in result.lines] == ["cpu_allocation_share"]  # harmless alone
     assert result.report.verdict.value != "ok"
+
+
+def test_a_question_about_the_versions_it_states_is_not_answered_nothing_to_fix() -> None:
+    """mozilla/DeepSpeech#2178: two CUDA versions and a question. Whoever asks whether it will
+    run does not know that it works, so the short text is read as a whole, not passed as fine;
+    the same versions stated without a question are judged and left alone."""
+    title = "What happens if I run DeepSpeech with CUDA 10.1.105 instead of 10.0.103?"
+    asked = explain("Will deepspeech even run? Can I upgrade?", load_matrix(), title=title)
+    assert asked.report.verdict.value != "ok"
+    assert asked.report.causes
+    told = explain("I installed tensorflow 2.16.1 and I have CUDA 12.3", load_matrix())
+    assert told.report.verdict.value == "ok"

@@ -82,12 +82,18 @@ def _says(pattern: re.Pattern[str], keys: Sequence[str], lines: Sequence[str]) -
     return any(pattern.search(t) for t in lines if any(k in t for k in keys))
 
 
+_ASKS = re.compile(r"[?？](?:\s|$)")
+"""A question mark that ends a sentence (not one inside a link's query string)."""
+
+
 def _looks_fine(stated: textfacts.StatedFacts, classified: Sequence[logscan.LogLine]) -> bool:
-    """A short text of versions and no message at all: what it states was judged (and fits),
-    and nothing in it to read a failure from. A short text that states nothing (a question, a
-    complaint in a sentence) is the model's to read."""
+    """A short text of versions and no message at all, that asks nothing: what it states was
+    judged (and fits), and nothing in it to read a failure from. A short text that states
+    nothing, or asks about what it states ("Will it even run with CUDA 10.1?", "any way to fix
+    this?"), is the model's to read: whoever asks does not know that it works."""
     short = not any(line.rule is not None for line in classified) and len(classified) <= 2
-    return short and bool(stated.evidence)
+    asks = any(_ASKS.search(line.text) for line in classified)
+    return short and not asks and bool(stated.evidence)
 
 
 _DECIDER_OF = {
