@@ -58,6 +58,33 @@ _FAILED_KEYS = (
 every form at every character; a long log line makes that slow)."""
 
 
+_NAMED_SYMPTOMS = (
+    (
+        "gpu_out_of_memory",
+        re.compile(
+            r"(?<![a-z])oom(?![a-z])|\bout of (?:gpu |gpu's |device )?memory\b"
+            r"|resourceexhausted|显存不足|显存溢出|内存不足|メモリ不足|메모리 부족"
+        ),
+        ("oom", "out of", "resourceexhausted", "不足", "溢出", "부족"),
+    ),
+)
+"""A failure the writer names in words whose cause is that failure: "it raised OOM error",
+"OOM after print". The model may rank a neighbour first where no log line is pasted (a slow or
+idle GPU is told with the same words of batches and memory); the named failure goes first."""
+
+
+def _named_first(
+    causes: Sequence[tuple[str, float]], words: Sequence[str]
+) -> list[tuple[str, float]]:
+    """The model's causes with the cause of a failure the prose names first, at its own
+    probability (the rest in the model's order)."""
+    for code, pattern, keys in _NAMED_SYMPTOMS:
+        if _says(pattern, keys, words):
+            named = [(c, q) for c, q in causes if c == code]
+            return named + [(c, q) for c, q in causes if c != code]
+    return list(causes)
+
+
 _BROKE = re.compile(
     r"(?:Killed|Aborted|Segmentation fault)\b|.*\bcore dumped\b|Traceback \(most recent call last\)"
     r"|(?:[\w.]+\.)?\w+(?:Error|Exception)\b:?"
@@ -226,7 +253,7 @@ def whole_reading_findings(
         (c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix, shown)
     ]
     top, _p = ranked[0]
-    (code, p), (second, p2) = _at_the_place(causes, stated)[:2]
+    (code, p), (second, p2) = _at_the_place(_named_first(causes, words), stated)[:2]
     if top == "noise" and not failed:
         return []  # it reads as harmless, and nothing outside the known messages says otherwise
     if not failed and (
