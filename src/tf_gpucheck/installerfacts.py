@@ -7,6 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "LOCATION_KEYS",
+    "PIP_TRUE",
+    "Declared",
+    "InstallerInfo",
+    "InstallerSetting",
+    "PolicyAnswer",
+    "UnmetRequirement",
+]
+
 
 @dataclass(frozen=True)
 class PolicyAnswer:

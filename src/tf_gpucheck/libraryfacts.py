@@ -7,6 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "FileOwner",
+    "LibrariesInfo",
+    "LibraryInfo",
+    "LibraryLocation",
+    "LoaderRequest",
+    "Resolution",
+]
+
 
 @dataclass(frozen=True)
 class LibraryLocation:

@@ -13,45 +13,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tf_gpucheck import installerfacts, libraryfacts
 from tf_gpucheck._codec import DecodeError, from_data, to_data
 from tf_gpucheck.errors import ExitCode, GpucheckError
-from tf_gpucheck.installerfacts import (
-    LOCATION_KEYS,
-    PIP_TRUE,
-    Declared,
-    InstallerInfo,
-    InstallerSetting,
-    PolicyAnswer,
-    UnmetRequirement,
-)
-from tf_gpucheck.libraryfacts import (
-    FileOwner,
-    LibrariesInfo,
-    LibraryInfo,
-    LibraryLocation,
-    LoaderRequest,
-    Resolution,
-)
+from tf_gpucheck.installerfacts import *  # noqa: F403 - the installer's part, re-exported whole
+from tf_gpucheck.installerfacts import InstallerInfo
+from tf_gpucheck.libraryfacts import *  # noqa: F403 - the libraries' part, re-exported whole
+from tf_gpucheck.libraryfacts import LibrariesInfo
 
-__all__ = [  # the snapshot's whole contract, the installer's part (installerfacts) included
+__all__ = [  # the snapshot's whole contract; its installer and libraries parts are added below
     "ENV_VARS",
-    "LOCATION_KEYS",
-    "PIP_TRUE",
     "SCHEMA_VERSION",
-    "Declared",
     "Distribution",
-    "FileOwner",
     "FrameworkInfo",
     "FrameworksInfo",
     "GpuProcess",
     "ImportsInfo",
-    "InstallerInfo",
-    "InstallerSetting",
     "KernelInfo",
-    "LibrariesInfo",
-    "LibraryInfo",
-    "LibraryLocation",
-    "LoaderRequest",
     "ModuleOrigin",
     "NodeInfo",
     "NvidiaRuntimeInfo",
@@ -59,9 +37,7 @@ __all__ = [  # the snapshot's whole contract, the installer's part (installerfac
     "NvmlInfo",
     "PackagesInfo",
     "PlaceInfo",
-    "PolicyAnswer",
     "RequirementInfo",
-    "Resolution",
     "Snapshot",
     "SystemInfo",
     "TargetInfo",
@@ -70,9 +46,10 @@ __all__ = [  # the snapshot's whole contract, the installer's part (installerfac
     "TfDevice",
     "TfDeviceDetails",
     "TfOpResult",
-    "UnmetRequirement",
     "load_snapshot",
 ]
+__all__ += installerfacts.__all__
+__all__ += libraryfacts.__all__
 
 SCHEMA_VERSION = 5
 """Version of the snapshot's JSON shape; raised on any incompatible change.
