@@ -55,3 +55,45 @@ def test_a_failure_the_writer_names_goes_before_the_models_neighbours() -> None:
     # a word that holds the letters is no symptom: the model's order stays
     words = ["training is slow on a zoom call", "i have room for a bigger batch"]
     assert wholetext._named_first(ranked, words) == ranked
+
+
+def test_tensorflow_holding_the_gpus_memory_is_by_design_unless_it_ran_out() -> None:
+    # tensorflow/models#267 and serengil/deepface#716, both settled by a maintainer as
+    # TensorFlow's allocator keeping its memory by design; Calamari-OCR/calamari#157 tells the
+    # same, and that the second model then failed with an out of memory error: a failure
+    from tf_gpucheck.checks.findings import Status
+    from tf_gpucheck.explain import explain
+    from tf_gpucheck.matrix import load_matrix
+
+    for title, text in (
+        (
+            "Tensorflow allocates Full GPU memory which is not showin through nvprof",
+            "Using InceptionV3/Tensorflow allocates a huge memory in GPU (almost 90% of GPU "
+            "memory). This happens at \ntf.train.start_queue_runners(sess=sess)\n\nHowever, trying "
+            "to use nvprof to understand the mrmory allocation does not show any trace of this "
+            "allocation.",
+        ),
+        (
+            "Why is the memory still occupied after Deepface.find() method is executed?",
+            "I understand that when I call Deepface.find(), the GPU memory usage will increase. \n"
+            "However, shouldn't the GPU memory usage decrease after I finish executing this "
+            "method? \nWhy is it that after calling the find method once, the GPU memory usage "
+            "remains high for a long time?",
+        ),
+    ):
+        report = explain(text, load_matrix(), title=title, similar=False).report
+        assert report.verdict is Status.OK, title
+        reading = [f for f in report.findings if f.check == "reading"]
+        assert [f.cause for f in reading] == ["gpu_memory_reserved"]
+        assert reading[0].fix and "configure-memory --growth" in reading[0].fix
+    failed = explain(
+        "If if set --max_parallel_models to anything > 1, I get an out of memory error as soon as "
+        "it tries to load the second model. I have a Titan RTX (24GB ram), so there should be "
+        "plenty of room for 2 or more models.\nI am wondering if tensorflow grabs all the memory "
+        "when it loads the first model, then there is nothing\nto allocate for the second model?",
+        load_matrix(),
+        title="calamari-cross-fold-train --max_parallel_models > 1 fails with oom error",
+        similar=False,
+    ).report
+    assert failed.verdict is not Status.OK
+    assert all(f.cause != "gpu_memory_reserved" for f in failed.findings)

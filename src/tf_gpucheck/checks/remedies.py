@@ -588,6 +588,7 @@ DOCUMENTED = (
     "tf_crashed",
     "container_no_gpu",
     "gpu_underused",
+    "gpu_memory_reserved",
 )
 """Causes whose fix is words, not computed: the words live in causes.yaml alone."""
 

@@ -85,6 +85,38 @@ def _named_first(
     return list(causes)
 
 
+_MEMORY = r"(?:(?:gpu|gpu's|video|device|graphics|cuda)\s+)?(?:memory|vram)"
+_RESERVED = re.compile(
+    r"\b(?:allocat\w*|occup\w*|tak(?:e|es|ing)|took|grab\w*|reserv\w*|consum\w*|hog\w*|us(?:e|es|ing)"
+    r"|fill\w*|eat\w*|hold\w*|map\w*)\s+(?:up\s+)?(?:almost\s+|nearly\s+|basically\s+)?"
+    r"(?:all|the\s+(?:whole|entire|full)|entire|full|most|(?:9\d|100)\s*%)\s+(?:of\s+)?(?:the\s+|my\s+)?"
+    r"(?:available\s+|free\s+)?" + _MEMORY
+    + r"|\b(?:memory|vram)\b[^.?!\n]{0,40}\b(?:(?:is|are|was)\s+)?(?:not\s+(?:be(?:ing)?\s+)?"
+    r"(?:released|freed|deallocated|cleared)|never\s+(?:released|freed)"
+    r"|remains?\s+(?:high|occupied|allocated|full)|still\s+(?:occupied|allocated|full|in\s+use|reserved))"
+    r"|\b(?:release|free|clear|deallocate)\w*\s+(?:the\s+)?(?:gpu\s+)?memory\s+after\b"
+    r"|显存[^。，,\n]{0,10}(?:占满|全部|被占用)|(?:占满|占用了?全部|吃满)[^。，,\n]{0,6}显存"
+)
+_RESERVED_KEYS = ("memory", "vram", "显存")
+"""How a writer tells that TensorFlow holds (nearly) all of the GPU's memory, or keeps it after
+a model is done: "it pre-allocates the entire GPU memory", "using all gpu's memory", "the
+memory is still occupied after find()", "clearing GPU memory after model execution". TensorFlow
+does that by design: "By default, TensorFlow maps nearly all of the GPU memory of all GPUs
+(subject to CUDA_VISIBLE_DEVICES) visible to the process. This is done to more efficiently use
+the relatively precious GPU memory resources on the devices by reducing memory fragmentation"
+(https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth)."""
+
+
+def _reads_as_reservation(classified: Sequence[logscan.LogLine], words: Sequence[str]) -> bool:
+    """Whether the text tells only of TensorFlow holding the GPU's memory, as it does by design:
+    it says so (:data:`_RESERVED`), names no failure of memory (out of memory, OOM), and shows
+    nothing that stopped the program (a traceback, an exception, TensorFlow's error lines)."""
+    if not _says(_RESERVED, _RESERVED_KEYS, words):
+        return False
+    _code, oom, oom_keys = _NAMED_SYMPTOMS[0]
+    return not _says(oom, oom_keys, words) and not _broke(classified)
+
+
 _BROKE = re.compile(
     r"(?:Killed|Aborted|Segmentation fault)\b|.*\bcore dumped\b|Traceback \(most recent call last\)"
     r"|(?:[\w.]+\.)?\w+(?:Error|Exception)\b:?"
@@ -239,6 +271,9 @@ def whole_reading_findings(
     named = [f for f in findings if f.cause and f.cause not in diagnosis.SYMPTOMS]
     if named or not lines:
         return []
+    words = wanted.prose(classified)
+    if _reads_as_reservation(classified, words):
+        return [_reservation(known, matrix)]
     ranked = reader.probabilities(textmodel.features(lines, classified, stated))
     recognised = [line.rule for line in classified if line.rule is not None]
     only_noise = bool(recognised) and all(
@@ -246,7 +281,6 @@ def whole_reading_findings(
     )
     # what the words say went wrong, outside the lines the rules know (a harmless message such
     # as "Unable to register cuDNN factory" says "unable" too); read where it decides
-    words = wanted.prose(classified)
     failed = _says(_FAILED, _FAILED_KEYS, words)
     shown = frozenset(s for line in classified if line.rule for s in line.rule.shows)
     causes = [
@@ -286,6 +320,22 @@ def whole_reading_findings(
         + ", ".join(f"{c} {q:.0%}" for c, q in causes[:3])
     )
     return [Finding("reading", status, summary, details, fix, code)]
+
+
+def _reservation(known: diagnosis.Known, matrix: Matrix) -> Finding:
+    """TensorFlow holding the GPU's memory, told as a worry: by design, nothing to fix."""
+    code = "gpu_memory_reserved"
+    return Finding(
+        "reading",
+        Status.INFO,
+        "the text tells of TensorFlow holding (nearly) all of the GPU's memory: it reserves it "
+        "by design when it starts and keeps it until the process ends; nothing to fix unless "
+        "another process must share the GPU",
+        "nvidia-smi shows what TensorFlow reserved, not what the model needs; no message here "
+        "says the memory ran out (https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth).",
+        remedies.fix_for(known, matrix)(code, ()),
+        code,
+    )
 
 
 _IF_A_GPU = "if this machine has an NVIDIA GPU: "
