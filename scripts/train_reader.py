@@ -52,12 +52,14 @@ CORPUS = [
             "seventeenth",
             "eighteenth",
             "nineteenth",
+            "twentieth",
+            "twentyfirst",
         )
     ),
 ]
 """Every labelled report: the knowledge base and the samples, each sample added once it was
 measured held out (benchmarks/samples/*/README.md)."""
-HELD_OUT = ("fourteenth", "twentieth", "twentyfirst")
+HELD_OUT = ("fourteenth",)
 """Samples kept out of training: gathered to be measured on reports nothing was fitted to."""
 OUT = ROOT / "src" / "tf_gpucheck" / "knowledge" / "reader_model.json"
 

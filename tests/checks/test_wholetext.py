@@ -48,7 +48,10 @@ def test_a_failure_the_writer_names_goes_before_the_models_neighbours() -> None:
         "using train.py with only change dataset path, oom after print",
         "Hi. I ran `python3 train.py` for shapenet car dataset on my computer with `GTX1080TI` and "
         "it raised OOM error.",
+        # keras-team/keras#14313's title: TensorFlow's own status words, told in prose
+        "Resource exhausted error for a pretty small network.",
     ):
+        assert wholetext._says(wholetext._SYMPTOM, wholetext._SYMPTOM_KEYS, [said.lower()])
         first = wholetext._named_first(ranked, [said.lower()])
         assert first[0] == ("gpu_out_of_memory", 0.087)
         assert sorted(first) == sorted(ranked)

@@ -16,7 +16,8 @@ from tf_gpucheck.reading import logscan, textfacts, wanted
 
 _SYMPTOM_WORDS = (
     r"(?<![a-z])oom(?:killed)?(?![a-z])|\bout of memory\b|\bstuck\b|\bfreez(?:e|es|ing)\b|\bhangs?\b"
-    r"|\bslow(?:er|ly|s|ness|down)?\b|\bbottlenecks?\b|\butili[sz]ation\b|\bidle\b"
+    r"|\bresource ?exhausted\b"
+    r"|\bslow(?:er|ly|s|ness|down)?\b|\bbottlenecks?\b|\butili[sz]ation\b|\bgpu[- ]?util|\bidle\b"
     r"|\bnot (?:in use|using (?:the )?gpu)\b|\bno gpu\b"
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
     r"|\b(?:uses?|using|runs?|running|trains?|training|install(?:s|ed)?)(?: only| still)? (?:on )?(?:the |my )?cpu\b"
@@ -26,7 +27,8 @@ _SYMPTOM_WORDS = (
     r"|인식(?:이)? ?안|не видит"
 )
 _SYMPTOM_KEYS = (
-    "oom", "out of memory", "stuck", "freez", "hang", "slow", "bottleneck", "utili", "idle", "not", "no gpu",
+    "oom", "out of memory", "resource", "stuck", "freez", "hang", "slow", "bottleneck", "util", "idle",
+    "not", "no gpu",
     "cpu", "instead", "卡住", "内存不足", "显存不足", "慢", "利用率", "遅い", "느", "медленн", "認識",
     "인식", "не ",
 )  # fmt: skip
@@ -36,7 +38,7 @@ ran on the CPU): they count even where every recognised line is harmless."""
 
 _FAILED = re.compile(
     r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b|\bfail(?:s|ed|ing|ure)?\b"
-    r"|\bcannot\b|\bcan't\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
+    r"|\bcannot\b|\bcan't\b|\bcan not\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
     r"|\bcrash|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bkilled\b"
     r"|\bsegmentation fault\b|\bcore dumped\b|\bnot (?:able|available)\b|\bunavailable\b"
     r"|\bbreaks?\b|\bdisables? (?:the )?(?:gpu|tensorflow)"
@@ -63,9 +65,9 @@ _NAMED_SYMPTOMS = (
         "gpu_out_of_memory",
         re.compile(
             r"(?<![a-z])oom(?![a-z])|\bout of (?:gpu |gpu's |device )?memory\b"
-            r"|resourceexhausted|显存不足|显存溢出|内存不足|メモリ不足|메모리 부족"
+            r"|resource ?exhausted|显存不足|显存溢出|内存不足|メモリ不足|메모리 부족"
         ),
-        ("oom", "out of", "resourceexhausted", "不足", "溢出", "부족"),
+        ("oom", "out of", "resource", "不足", "溢出", "부족"),
     ),
 )
 """A failure the writer names in words whose cause is that failure: "it raised OOM error",
@@ -90,7 +92,8 @@ _RESERVED = re.compile(
     r"\b(?:allocat\w*|occup\w*|tak(?:e|es|ing)|took|grab\w*|reserv\w*|consum\w*|hog\w*|us(?:e|es|ing)"
     r"|fill\w*|eat\w*|hold\w*|map\w*)\s+(?:up\s+)?(?:almost\s+|nearly\s+|basically\s+)?"
     r"(?:all|the\s+(?:whole|entire|full)|entire|full|most|(?:9\d|100)\s*%)\s+(?:of\s+)?(?:the\s+|my\s+)?"
-    r"(?:available\s+|free\s+)?" + _MEMORY
+    r"(?:available\s+|free\s+)?"
+    + _MEMORY
     + r"|\b(?:memory|vram)\b[^.?!\n]{0,40}\b(?:(?:is|are|was)\s+)?(?:not\s+(?:be(?:ing)?\s+)?"
     r"(?:released|freed|deallocated|cleared)|never\s+(?:released|freed)"
     r"|remains?\s+(?:high|occupied|allocated|full)|still\s+(?:occupied|allocated|full|in\s+use|reserved))"
