@@ -88,7 +88,8 @@ def test_tensorflow_holding_the_gpus_memory_is_by_design_unless_it_ran_out() -> 
         assert report.verdict is Status.OK, title
         reading = [f for f in report.findings if f.check == "reading"]
         assert [f.cause for f in reading] == ["gpu_memory_reserved"]
-        assert reading[0].fix and "configure-memory --growth" in reading[0].fix
+        assert reading[0].fix
+        assert "configure-memory --growth" in reading[0].fix
     failed = explain(
         "If if set --max_parallel_models to anything > 1, I get an out of memory error as soon as "
         "it tries to load the second model. I have a Titan RTX (24GB ram), so there should be "

@@ -634,7 +634,8 @@ def _versions(found: _Collector, line: str, previous: str, index: int) -> None:
         match = _PY_WIN_PATH.search(line)
         if match:
             found.add("python_version", f"{match['major']}.{match['minor']}", index)
-    if "-cp3" in line and "not a supported wheel" not in low:  # pip: that wheel is not this Python's
+    # "...-cp38-...whl is not a supported wheel on this platform": that wheel is not this Python's
+    if "-cp3" in line and "not a supported wheel" not in low:
         match = _PY_WHEEL_TAG.search(line)
         if match:
             found.add("python_version", f"{match['major']}.{match['minor']}", index)
