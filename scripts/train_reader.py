@@ -13,7 +13,10 @@ the weights in plain Python). Reproducible: the same corpus and seed give the sa
   the model is measured by 5-fold cross-validation over those groups (no group on both sides);
   the threshold below which the reader says it cannot tell is chosen on those held-out
   predictions (the lowest probability at which the held-out top cause is right at least
-  ``--precision`` of the time). The figures printed are those held-out ones, per family.
+  ``--precision`` of the time), and so is the margin: the ratio of the top cause's probability
+  to the runner-up's below which the held-out top cause, above the threshold, is right less
+  than half the time (there the reader names both). The figures printed are those held-out
+  ones, per family.
 - The shipped model is then fitted on every report.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections import Counter, defaultdict
@@ -59,7 +63,7 @@ CORPUS = [
 ]
 """Every labelled report: the knowledge base and the samples, each sample added once it was
 measured held out (benchmarks/samples/*/README.md)."""
-HELD_OUT = ("fourteenth",)
+HELD_OUT = ("fourteenth", "twentysecond")
 """Samples kept out of training: gathered to be measured on reports nothing was fitted to."""
 OUT = ROOT / "src" / "tf_gpucheck" / "knowledge" / "reader_model.json"
 
@@ -135,7 +139,24 @@ def fit(x: Any, y: list[str], c: float, seed: int) -> Any:
     return model
 
 
-def to_data(model: Any, threshold: float, keep: int, trained_on: str) -> dict[str, Any]:
+def margin_of(held: list[tuple[bool, float, float]], threshold: float) -> float:
+    """The ratio of the top probability to the runner-up's below which the held-out top cause,
+    of those said at or above ``threshold`` (``held``: right or not, top, runner-up), is right
+    less than half the time: there the top two are a coin toss, and the reader names both. It
+    is the next tenth above the largest ratio up to which the top cause is right under half the
+    time (1.0, no margin, where it never is)."""
+    said = sorted((p / max(q, 1e-9), right) for right, p, q in held if p >= threshold)
+    margin, hits = 1.0, 0
+    for count, (ratio, right) in enumerate(said, start=1):
+        hits += right
+        if hits / count < 0.5:
+            margin = math.floor(ratio * 10 + 1) / 10
+    return margin
+
+
+def to_data(
+    model: Any, threshold: float, keep: int, trained_on: str, margin: float = 1.0
+) -> dict[str, Any]:
     """A fitted model as the reader's file: the ``keep`` largest weights, as integers."""
     coefficients = model.coef_
     flat = [
@@ -153,6 +174,7 @@ def to_data(model: Any, threshold: float, keep: int, trained_on: str) -> dict[st
         "classes": [str(c) for c in model.classes_],
         "intercept": [round(float(b), 4) for b in model.intercept_],
         "threshold": round(threshold, 4),
+        "margin": round(margin, 2),
         "scale": scale,
         "weights": dict(sorted(weights.items(), key=lambda kv: int(kv[0]))),
     }
@@ -174,17 +196,21 @@ def main() -> int:
     labels = [label(r) for r in reports]
     groups = [group(r) for r in reports]
     x = matrix(rows)
-    held: list[tuple[str, float]] = [("", 0.0)] * len(reports)
+    held: list[tuple[str, float, float]] = [("", 0.0, 0.0)] * len(reports)
     folds = GroupKFold(n_splits=5)
     for train, test in folds.split(x, labels, groups):
         model = fit(x[train], [labels[i] for i in train], args.c, args.seed)
         probabilities = model.predict_proba(x[test])
         for row, index in enumerate(test):
-            best = int(probabilities[row].argmax())
-            held[index] = (str(model.classes_[best]), float(probabilities[row][best]))
+            first, second = (int(k) for k in probabilities[row].argsort()[::-1][:2])
+            held[index] = (
+                str(model.classes_[first]),
+                float(probabilities[row][first]),
+                float(probabilities[row][second]),
+            )
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
-    for report, (said, _p), truth in zip(reports, held, labels, strict=True):
+    for report, (said, _p, _q), truth in zip(reports, held, labels, strict=True):
         name = family(report)
         total[name] += 1
         right[name] += said == truth
@@ -197,7 +223,8 @@ def main() -> int:
     )
     # the threshold: the lowest probability above which the held-out top cause is right often enough
     pairs = sorted(
-        ((p, said == truth) for (said, p), truth in zip(held, labels, strict=True)), reverse=True
+        ((p, said == truth) for (said, p, _q), truth in zip(held, labels, strict=True)),
+        reverse=True,
     )
     threshold, hits = 1.0, 0
     for count, (probability, correct) in enumerate(pairs, start=1):
@@ -209,6 +236,10 @@ def main() -> int:
         f"threshold {threshold:.3f}: above it {said_often} of {everyone} held-out reports, right "
         f"{sum(c for p, c in pairs if p >= threshold) / max(said_often, 1):.0%}"
     )
+    margin = margin_of(
+        [(said == truth, p, q) for (said, p, q), truth in zip(held, labels, strict=True)], threshold
+    )
+    print(f"margin {margin:.1f}: below it the top two are named")
     if args.evaluate_only:
         return 0
     model = fit(x, labels, args.c, args.seed)
@@ -217,7 +248,7 @@ def main() -> int:
         f"scripts/train_reader.py --seed {args.seed} --c {args.c} --keep {args.keep}; held out by "
         f"source: {sum(right.values())} of {everyone} right"
     )
-    data = to_data(model, threshold, args.keep, trained_on)
+    data = to_data(model, threshold, args.keep, trained_on, margin)
     OUT.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}: {len(data['classes'])} classes")
     return 0

@@ -144,5 +144,32 @@ def test_a_sample_report_is_not_answered_ok(url: str) -> None:
 def test_the_model_file_is_compact_json() -> None:
     text = (ROOT / "src/tf_gpucheck/knowledge/reader_model.json").read_text(encoding="utf-8")
     data = json.loads(text)
-    assert set(data) == {"trained_on", "classes", "intercept", "threshold", "scale", "weights"}
+    assert set(data) == {
+        "trained_on",
+        "classes",
+        "intercept",
+        "threshold",
+        "margin",
+        "scale",
+        "weights",
+    }
     assert len(text) < 4_000_000
+
+
+def test_the_margin_is_where_the_held_out_top_cause_stops_being_a_coin_toss() -> None:
+    spec = importlib.util.spec_from_file_location("train_reader", ROOT / "scripts/train_reader.py")
+    assert spec is not None
+    assert spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    path = list(sys.path)
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.path[:] = path
+    # (right, top, runner-up): level pairs right 1 time in 3, clear ones always
+    held = [(False, 0.30, 0.28), (False, 0.40, 0.30), (True, 0.33, 0.30)]
+    held += [(True, 0.80, 0.10)] * 5
+    assert script.margin_of(held, 0.2) == 1.4  # every ratio under 1.4 is right under half the time
+    assert script.margin_of([(True, 0.80, 0.10)], 0.2) == 1.0  # none level: no margin
+    assert script.margin_of(held, 0.9) == 1.0  # none said above the threshold
+    assert textmodel.load().margin > 1.0  # type: ignore[union-attr]

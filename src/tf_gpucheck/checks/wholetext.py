@@ -260,8 +260,9 @@ def whole_reading_findings(
 ) -> list[Finding]:
     """The cause the text says as a whole (:mod:`tf_gpucheck.reading.textmodel`), where no
     recognised message and no stated fact names one: the model's most likely cause, said as
-    such; below its calibrated threshold, "cannot tell for sure" with the two likeliest causes
-    and what would decide between them. Only a text whose recognised lines are all harmless
+    such; below its calibrated threshold, or where the runner-up is within its calibrated
+    margin, "cannot tell for sure" with the two likeliest causes and what would decide between
+    them. Only a text whose recognised lines are all harmless
     and that says nothing went wrong is left "nothing to fix"."""
     from tf_gpucheck.checks import causedocs
     from tf_gpucheck.reading import textmodel
@@ -290,7 +291,11 @@ def whole_reading_findings(
         (c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix, shown)
     ]
     top, _p = ranked[0]
-    (code, p), (second, p2) = _at_the_place(_named_first(causes, words), stated)[:2]
+    placed = _at_the_place(_named_first(causes, words), stated)
+    (code, p), (second, p2) = placed[:2]
+    # a failure the writer names goes first by the words; the model's own top two, nearly
+    # level (under its calibrated margin), are a coin toss: both are named
+    named_by_words = code != _at_the_place(causes, stated)[0][0]
     if top == "noise" and not failed:
         return []  # it reads as harmless, and nothing outside the known messages says otherwise
     if not failed and (
@@ -304,7 +309,7 @@ def whole_reading_findings(
     except Exception:  # a model trained on a code this build no longer documents
         title = code
     fix = remedies.fix_for(known, matrix)(code, ())
-    sure = p >= reader.threshold and top != "noise"
+    sure = p >= reader.threshold and top != "noise" and (named_by_words or p >= reader.margin * p2)
     if sure:
         summary = (
             f"no message here names a cause; the text as a whole reads as {code}: {title} ({p:.0%})"

@@ -111,6 +111,10 @@ class Model:
     """Below this probability the top cause is not said (calibrated on held-out reports)."""
     trained_on: str
     """Which reports, and how it was measured (the file's own words)."""
+    margin: float = 1.0
+    """Below this ratio of the top probability to the runner-up's, the two are named, not the
+    top one alone (calibrated on held-out reports: there the top one is right under half the
+    time)."""
 
     def probabilities(self, found: Sequence[str]) -> list[tuple[str, float]]:
         """Each cause with its probability, most likely first."""
@@ -151,4 +155,5 @@ def from_data(data: dict[str, Any]) -> Model:
         weights,
         float(data["threshold"]),
         str(data.get("trained_on", "")),
+        float(data.get("margin", 1.0)),
     )
