@@ -62,3 +62,40 @@ def test_wheels_that_cover_what_the_text_states_leave_the_day_to_decide() -> Non
     report = _report("https://github.com/tensorflow/data-validation/issues/200")
     said = explain(report["text"], MATRIX, exclude=report["url"], title=report["title"]).report
     assert not any("no release of tensorflow-data-validation" in f.summary for f in said.findings)
+
+
+def test_a_python_that_came_out_after_tensorflow_had_wheels_for_it_dates_the_text() -> None:
+    # tensorflow/tensorflow#31058 (Ubuntu 18.04, Python 3.6.8, settled: the platform's pip could
+    # not take the manylinux wheel) and keras-team/autokeras#846 (Python 3.6.8): 3.6.8 came out
+    # on 2018-12-24, when PyPI had had tensorflow for 3.6 since 0.12.1; tensorflow/tensorflow#33374
+    # (Windows, "Python 3.8", 2019-10, settled: no release had 3.8 wheels yet): 3.8.0 came out
+    # before TensorFlow 2.2 had them, so the text may be from then and the Python is why
+    for url in (
+        "https://github.com/tensorflow/tensorflow/issues/31058",
+        "https://github.com/keras-team/autokeras/issues/846",
+    ):
+        cause, summary = _first(url)
+        assert cause == "install_resolution_failed", url
+        assert "Python 3.6.8 came out on 2018-12-24, after PyPI had tensorflow wheels" in summary
+    cause, _summary = _first("https://github.com/tensorflow/tensorflow/issues/33374")
+    assert cause == "python_unsupported"
+
+
+def test_the_days_of_pythons_and_of_tensorflows_first_wheels_name_their_sources() -> None:
+    table = knowledge.read("pythons.yaml")
+    assert "python_dates.py" in table["how"]
+    assert "python/peps" in table["sources"]["released"]
+    assert table["sources"]["tensorflow_first_wheel"].startswith(
+        "https://pypi.org/pypi/tensorflow/"
+    )
+    released = table["released"]
+    assert released["3.7.3"] == "2019-03-25"  # PEP 537
+    assert released["3.8.0"] == "2019-10-14"  # PEP 569
+    first = table["tensorflow_first_wheel"]
+    assert first["3.7"]["windows"] == ["2019-02-26", "1.13.1"]
+    assert first["3.8"]["linux"] == ["2020-05-07", "2.2.0"]
+    for minor, places in first.items():  # every day is ISO, every release final
+        for day, release in places.values():
+            assert len(day) == 10, minor
+            assert day[4] == "-", minor
+            assert "rc" not in release, minor

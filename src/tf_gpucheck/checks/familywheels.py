@@ -138,3 +138,33 @@ def family_pip_cannot_serve(
             stated=(words,),
         )
     ]
+
+
+def tensorflow_had_wheels_for(stated: textfacts.StatedFacts, python: str) -> tuple[str, str] | None:
+    """Where the Python the text states came out after PyPI had a final tensorflow wheel for its
+    minor on the text's platform (on Linux x86_64, macOS and Windows alike where it does not
+    say): (that Python's day, the release and day of the first such wheel), from
+    ``knowledge/pythons.yaml`` (the release-schedule PEPs, PyPI's upload times). A text is
+    written after the Python it states came out, so pip then had TensorFlow for that Python,
+    and "(from versions: none)" is not the Python's doing. ``None`` where it came out first
+    (the text may be from before TensorFlow supported it), or for an aarch64 machine, whose
+    wheels came later."""
+    if stated.arch in ("aarch64", "arm64"):
+        return None
+    dates = knowledge.read("pythons.yaml")
+    day = dates["released"].get(python if python.count(".") == 2 else f"{python}.0")
+    firsts = dates["tensorflow_first_wheel"].get(_series(python), {})
+    if stated.is_wsl or stated.os == "Linux":
+        places: tuple[str, ...] = ("linux",)
+    elif stated.os == "Darwin":
+        places = ("macos",)
+    elif stated.os == "Windows":
+        places = ("windows",)
+    else:
+        places = ("linux", "macos", "windows")
+    if day is None or any(p not in firsts for p in places):
+        return None
+    first_day, release = max(firsts[p] for p in places)
+    if day <= first_day:
+        return None
+    return str(day), f"tensorflow {release}, {first_day}"

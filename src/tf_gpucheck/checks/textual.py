@@ -284,18 +284,32 @@ def index_answered(lines: Sequence[str]) -> bool:
 
 
 def _no_wheel_for_platform(
-    stated: textfacts.StatedFacts, name: str, spec: str, python: str
+    stated: textfacts.StatedFacts,
+    name: str,
+    spec: str,
+    python: str,
+    dated: tuple[str, str] | None = None,
 ) -> Finding:
     words = stated.span_of("python_version") or f"Python {python}"
+    has = (
+        f"Python {python} came out on {dated[0]}, after PyPI had {name} wheels for it ({dated[1]})"
+        if dated
+        else f"{name}{spec} has releases for Python {python}"
+    )
     return Finding(
         "python",
         Status.FAIL,
         f"pip found no {name}{spec} at all (from versions: none), though the text says {words!r} "
-        f"and {name}{spec} has releases for Python {python}: there is no wheel for this "
-        "interpreter's platform (its OS or CPU, or a 32-bit Python)",
+        f"and {has}: there is no wheel for this interpreter's platform (its OS or CPU, or a "
+        "32-bit Python)",
         "pip lists every release with a wheel whose tags the interpreter accepts; TensorFlow has "
         "wheels for 64-bit CPython on Linux (x86_64, aarch64), Windows (x86_64) and macOS (Apple "
-        "silicon from 2.13, before that tensorflow-macos)\n(judged on what the text states)",
+        "silicon from 2.13, before that tensorflow-macos)\n(judged on what the text states"
+        + (
+            "; the days: knowledge/pythons.yaml, from the release-schedule PEPs and PyPI)"
+            if dated
+            else ")"
+        ),
         'compare the platform with the wheels of that release: python -c "import platform, '
         "struct; print(platform.system(), platform.machine(), struct.calcsize('P') * 8)\"",
         "install_resolution_failed",
@@ -328,6 +342,13 @@ def _python_pip_cannot_serve(
     only_previews = bool(offered) and all(_prerelease(v) for v in offered or ())
     if offered == [] and python and _platform_has_no_wheel(lines, matrix, name, spec, python):
         return [_no_wheel_for_platform(stated, name, spec, python)]
+    dated = (
+        familywheels.tensorflow_had_wheels_for(stated, python)
+        if offered == [] and python and name == "tensorflow" and index_answered(lines)
+        else None
+    )
+    if dated and python:
+        return [_no_wheel_for_platform(stated, name, spec, python, dated)]
     if offered == [] or only_previews:
         # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
         # the version asked for; only pre-releases: this Python is newer than every final

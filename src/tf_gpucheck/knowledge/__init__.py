@@ -7,7 +7,9 @@
 - ``facts.yaml``: the patterns that read facts people state in prose (versions, packages, OS);
 - ``reports/<family>.yaml``: real, solved public reports (the similar-reports knowledge base);
 - ``wheels.yaml``: which Pythons and platforms PyPI has wheels of for the packages of
-  TensorFlow's family (read from PyPI's JSON API by ``scripts/pypi_wheels.py``).
+  TensorFlow's family (read from PyPI's JSON API by ``scripts/pypi_wheels.py``);
+- ``pythons.yaml``: the day each CPython release came out (its release-schedule PEP) and the
+  first day PyPI had a final tensorflow wheel for each CPython minor (``scripts/python_dates.py``).
 
 Files are read once, when first needed (never by ``gpucheck --help`` or ``detect``), with
 libyaml where present.
