@@ -132,3 +132,39 @@ def test_two_causes_the_model_reads_nearly_level_are_both_named_not_one_asserted
     assert clear is not None
     assert clear.status.value == "fail"
     assert clear.cause == "cudnn_missing"
+
+
+def test_a_slow_start_is_the_ptx_jit_unless_the_release_has_kernels_for_the_gpu() -> None:
+    # tensorflow/tensorflow#14701's title (TF 1.4, settled: the V100 needed PTX compiled by the
+    # driver at start); a model that reads a slow GPU first, as the fold models did: the slow
+    # start the writer names goes first. TF 2.21 has binary kernels for an RTX 4090 (sm_89):
+    # there the same words are not the JIT, and the model's order stands
+    import math
+
+    from tf_gpucheck.explain import explain
+    from tf_gpucheck.matrix import load_matrix
+    from tf_gpucheck.reading import textmodel
+
+    reader = textmodel.Model(
+        ("gpu_underused", "ptx_jit_required", "noise"),
+        (math.log(0.6), math.log(0.3), math.log(0.1)),
+        {},
+        0.15,
+        "a test",
+        2.1,
+    )
+    title = (
+        "startup time (_make_train_function()) very slow on Tesla V100-SXM2-16GB GPU, compared "
+        "to less powerful GPU"
+    )
+    said = explain(title, load_matrix(), similar=False, model=reader).report.first_fix
+    assert said is not None
+    assert said.cause == "ptx_jit_required"
+    newer = explain(
+        "startup time is very slow with TensorFlow 2.21.0 on my RTX 4090",
+        load_matrix(),
+        similar=False,
+        model=reader,
+    ).report.first_fix
+    assert newer is not None
+    assert newer.cause == "gpu_underused"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from tf_gpucheck.checks import diagnosis, remedies
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.installer import commands
-from tf_gpucheck.matrix import Matrix
+from tf_gpucheck.matrix import Matrix, fit
 from tf_gpucheck.reading import logscan, textfacts, wanted
 
 _SYMPTOM_WORDS = (
@@ -60,6 +60,12 @@ _FAILED_KEYS = (
 every form at every character; a long log line makes that slow)."""
 
 
+_START = (
+    r"(?:start[- ]?up|start(?:ing)? up|first (?:run|time|call|inference|epoch|iteration|batch"
+    r"|step|prediction|session|image|frame|tensor)|initiali[sz]\w*|warm[- ]?up"
+    r"|before (?:it )?(?:start|begin)\w*)"
+)
+_SLOW = r"(?:slow|long|minutes|forever|eternity|freez\w*|delay\w*|hang\w*|stuck|wait\w*)"
 _NAMED_SYMPTOMS = (
     (
         "gpu_out_of_memory",
@@ -69,10 +75,20 @@ _NAMED_SYMPTOMS = (
         ),
         ("oom", "out of", "resource", "不足", "溢出", "부족"),
     ),
+    (
+        "ptx_jit_required",
+        re.compile(rf"{_START}[^.?!\n]{{0,60}}\b{_SLOW}|\b{_SLOW}[^.?!\n]{{0,60}}{_START}"),
+        ("start", "first", "initiali", "warm", "before"),
+    ),
 )
 """A failure the writer names in words whose cause is that failure: "it raised OOM error",
 "OOM after print". The model may rank a neighbour first where no log line is pasted (a slow or
-idle GPU is told with the same words of batches and memory); the named failure goes first."""
+idle GPU is told with the same words of batches and memory); the named failure goes first.
+A slow start ("startup time very slow on Tesla V100", "the first inference takes almost 14
+minutes", "a long time before beginning to compute") is the driver JIT-compiling PTX for a GPU
+the build has no binary kernels for: TensorFlow's own warning says "CUDA kernels will be
+jit-compiled from PTX, which could take 30 minutes or longer" (gpu_device.cc); it is ruled out
+where the stated release has binary kernels for every GPU the text names."""
 
 
 def _named_first(
@@ -246,6 +262,11 @@ def _ruled_out(
     if code == "python_unsupported":
         python = stated.python_version
         return row is not None and python is not None and row.supports_python(python)
+    if code == "ptx_jit_required":  # the release has binary kernels for every GPU it names
+        caps = row.compute_capabilities if row is not None else None
+        named = [cc for _name, cc in stated.gpus if cc]
+        kernels = [*caps.sass, *caps.ptx] if caps is not None else []
+        return bool(kernels and named) and all(fit(cc, kernels).kind == "native" for cc in named)
     return False
 
 
@@ -292,7 +313,9 @@ def whole_reading_findings(
     ]
     top, _p = ranked[0]
     placed = _at_the_place(_named_first(causes, words), stated)
-    (code, p), (second, p2) = placed[:2]
+    if not placed:
+        return []  # every cause the model knows is ruled out by what the text states
+    (code, p), (second, p2) = (*placed, ("", 0.0))[:2]
     # a failure the writer names goes first by the words; the model's own top two, nearly
     # level (under its calibrated margin), are a coin toss: both are named
     named_by_words = code != _at_the_place(causes, stated)[0][0]
@@ -318,8 +341,9 @@ def whole_reading_findings(
     else:
         decider = commands.DECIDES[_DECIDER_OF.get(code, "other")]
         summary = (
-            f"cannot tell for sure from the text: most likely {code} ({p:.0%}), else {second} "
-            f"({p2:.0%}); {decider}"
+            f"cannot tell for sure from the text: most likely {code} ({p:.0%})"
+            + (f", else {second} ({p2:.0%})" if second else "")
+            + f"; {decider}"
         )
         status = Status.WARN
     details = (
