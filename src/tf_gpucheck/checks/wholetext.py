@@ -264,9 +264,9 @@ def _ruled_out(
         return row is not None and python is not None and row.supports_python(python)
     if code == "ptx_jit_required":  # the release has binary kernels for every GPU it names
         caps = row.compute_capabilities if row is not None else None
-        named = [cc for _name, cc in stated.gpus if cc]
+        ccs = [cc for _name, cc in stated.gpus if cc]
         kernels = [*caps.sass, *caps.ptx] if caps is not None else []
-        return bool(kernels and named) and all(fit(cc, kernels).kind == "native" for cc in named)
+        return bool(kernels and ccs) and all(fit(cc, kernels).kind == "native" for cc in ccs)
     return False
 
 
