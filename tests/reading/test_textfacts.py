@@ -468,3 +468,24 @@ def test_a_version_no_tensorflow_release_has_is_not_tensorflows() -> None:
     # https://github.com/tensorflow/hub/issues/765 (the reporter's words for another package)
     assert _facts("> tensorflow-gpu 4.0 / 4.1\n").tf_version is None
     assert _facts("> tensorflow-gpu 2.4 / 2.4\n").tf_version == "2.4"
+
+
+def test_a_release_line_and_a_patch_in_it_are_one_release() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/39768: the template's line, then prose
+    facts = _facts(
+        "- TensorFlow version: 1.15\n"
+        "- Python version: 3.8.2\n"
+        "It seems that tensorflow 1.15.2 binaries are not available for Python 3.8 at this time."
+    )
+    assert (facts.tf_version, facts.python_version) == ("1.15.2", "3.8.2")
+    # two different patches are still two statements: no fact rather than a wrong one
+    assert _facts("I run tensorflow 2.4.1\nwith tensorflow 2.4.3 it works").tf_version is None
+
+
+def test_a_sentence_s_full_stop_is_not_part_of_a_version() -> None:
+    # https://github.com/kubeflow/kubeflow/issues/2573
+    facts = _facts(
+        "which in turn depends on `tensorflow==1.13.1`. Currently have both the stock kubeflow"
+    )
+    assert facts.tf_version == "1.13.1"
+    assert facts.package("tensorflow") == "1.13.1"

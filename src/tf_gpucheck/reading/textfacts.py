@@ -132,9 +132,8 @@ _TF_VERSION_STATED = re.compile(
     r"^[\s*#>-]*(?i:tensorflow version)[^:\n]*:\s*"
     r"(?:(?:tensorflow|tf)(?:-gpu|-cpu)?\s*[=\s]=?\s*)?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)"
 )
-# An issue template's heading on one line and its answer on the next (blank lines dropped):
-# "### Tensorflow Version" / "2.12.0", "### Python version" / "3.11",
-# "### OS Platform and Distribution" / "Windows 11 + WSL2".
+# An issue template's heading on one line and its answer on the next (blank lines dropped): "###
+# Tensorflow Version" / "2.12.0", "### Python version" / "3.11", "### OS Platform..." / "Windows 11".
 _HEADING = re.compile(
     r"^#*\s*(?P<what>(?i:tensorflow version|python version|os platform and distribution))\s*$"
 )
@@ -245,6 +244,8 @@ class _Collector:
     def add(
         self, fact: str, value: str, index: int, strength: int = 2, words: str | None = None
     ) -> None:
+        if fact.endswith("_version") or fact.startswith("package:"):
+            value = value.rstrip(".-")  # no version ends so: a sentence's full stop ("==1.13.1.")
         if fact == "tf_version" and not factrules.TF_MAJOR.match(value):
             return  # no TensorFlow release has that number ("tensorflow-gpu 4.0"): another's
         self.values.setdefault(fact, []).append((value, index))
@@ -379,7 +380,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         return value
 
     for fact, prefix_ok in (
-        ("tf_version", False),
+        ("tf_version", True),
         ("python_version", True),
         ("driver_version", False),
         ("cuda_driver_version", False),
