@@ -130,3 +130,29 @@ def test_the_native_windows_fix_names_the_python_the_last_gpu_release_needs() ->
     assert "py -3.10 -m venv" in newer
     unknown = remedies.fix_for(Known(os="Windows"), matrix)(code, ())
     assert unknown == words
+
+
+def test_a_cpu_build_s_fix_keeps_the_release_the_text_states() -> None:
+    """A text that states its release gets that release's GPU build, never a move to the newest
+    TensorFlow: up to 2.0 the GPU build is tensorflow-gpu beside a CPU-only tensorflow (hsp-panda/
+    grasping-benchmarks-panda#22: "Switch out `tensorflow==1.14.0` with `tensorflow-gpu==1.14.0`
+    fixes the issue"); from 2.14 on Linux the and-cuda extra of the same release."""
+    from tf_gpucheck.checks import remedies
+    from tf_gpucheck.checks.diagnosis import Known
+    from tf_gpucheck.matrix import load_matrix
+
+    matrix = load_matrix()
+
+    def fix(**known: Any) -> str | None:
+        return remedies.fix_for(Known(**known), matrix)("tf_cpu_only_build", ())
+
+    tf1 = fix(tf_version="1.14.0", os="Linux")
+    assert tf1 is not None
+    assert tf1.startswith('pip uninstall -y tensorflow && pip install "tensorflow-gpu==1.14.0"')
+    assert "CUDA 10.0" in tf1  # the build's own CUDA, from the matrix
+    assert fix(tf_version="2.16.1", os="Linux") == (
+        'pip uninstall -y tensorflow-cpu && pip install "tensorflow[and-cuda]==2.16.1"'
+    )
+    unstated = fix(os="Linux")
+    assert unstated is not None
+    assert "==" not in unstated  # no release stated: none is made up

@@ -430,6 +430,25 @@ def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fi
     if known.snapshot is not None:
         names = [d.name for d in commands.main_distributions(known.snapshot)]
         return replacement.replace_distributions(known, matrix, names or ["tensorflow-cpu"])
+    row = _row(known, matrix)
+    if row is not None and known.tf_version:
+        # the release the text states, its GPU build: up to 2.0 the plain tensorflow package is
+        # the CPU build and tensorflow-gpu the GPU one; from 2.1 tensorflow-cpu is the CPU one
+        old, name = (
+            ("tensorflow", "tensorflow-gpu")
+            if row.minor < (2, 1)
+            else ("tensorflow-cpu", "tensorflow")
+        )
+        if row.and_cuda and known.os in (None, "Linux"):
+            install = intent.install(f"{name}[and-cuda]=={known.tf_version}")
+        else:
+            windows = known.os == "Windows"
+            cuda = row.windows_native_cuda if windows else row.cuda
+            cudnn = row.windows_native_cudnn if windows else row.cudnn
+            install = intent.install(
+                f"{name}=={known.tf_version}", note=f"with CUDA {cuda} and cuDNN {cudnn}"
+            )
+        return intent.then(intent.uninstall(old), install)
     return replacement.replace_distributions(known, matrix, ["tensorflow-cpu"])
 
 
