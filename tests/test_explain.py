@@ -928,3 +928,23 @@ def test_a_question_about_the_versions_it_states_is_not_answered_nothing_to_fix(
     assert asked.report.causes
     told = explain("I installed tensorflow 2.16.1 and I have CUDA 12.3", load_matrix())
     assert told.report.verdict.value == "ok"
+
+
+def test_a_tensorflow_gpu_release_pip_cannot_find_gets_the_python_that_release_needs() -> None:
+    """tensorflow-gpu had wheels up to 2.11: a pinned 1.x pip finds no build of names the Python
+    that release has wheels for (compat_matrix.yaml), not "tensorflow-gpu is gone" and not a move
+    to the newest TensorFlow. The pip line of dmis-lab/biobert#120, whose reply says "You're
+    probably using python 3.7 or 3.8"."""
+    text = (
+        "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==1.11.0 "
+        '(from -r requirements.txt (line 1)) (from versions: 1.13.1,..."\n'
+    )
+    report = explain(text, load_matrix(), similar=False).report
+    first = report.first_fix
+    assert first is not None
+    assert first.cause == "install_resolution_failed"
+    assert first.fix is not None
+    assert "tensorflow-gpu 1.11.0" in first.fix
+    assert "3.3-3.6" in first.fix  # TensorFlow 1.11's Pythons, from the matrix
+    assert "gone" not in first.fix
+    assert "2.21" not in first.fix

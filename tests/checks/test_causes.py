@@ -156,3 +156,31 @@ def test_a_cpu_build_s_fix_keeps_the_release_the_text_states() -> None:
     unstated = fix(os="Linux")
     assert unstated is not None
     assert "==" not in unstated  # no release stated: none is made up
+
+
+def test_a_second_tensorflow_s_fix_keeps_the_stated_release_and_removes_every_copy() -> None:
+    """Distributions that share the tensorflow package's files all go before the stated release's
+    GPU build is installed (one left behind would be "already satisfied" with its files gone);
+    tensorflow-gpu as an alias (2.1 and later) is replaced by the same release of tensorflow."""
+    from tf_gpucheck.checks import remedies
+    from tf_gpucheck.checks.diagnosis import Known
+    from tf_gpucheck.matrix import load_matrix
+
+    matrix = load_matrix()
+
+    def fix(code: str, version: str) -> str | None:
+        return remedies.fix_for(Known(tf_version=version, os="Linux"), matrix)(code, ())
+
+    two = fix("multiple_tf_distributions", "1.15.4")
+    assert two is not None
+    assert two.startswith(
+        'pip uninstall -y tensorflow tensorflow-gpu && pip install "tensorflow-gpu==1.15.4"'
+    )
+    assert fix("multiple_tf_distributions", "2.16.1") == (
+        "pip uninstall -y tensorflow tensorflow-cpu tensorflow-gpu && "
+        'pip install "tensorflow[and-cuda]==2.16.1"'
+    )
+    alias = fix("tensorflow_gpu_deprecated", "2.5.0")
+    assert alias is not None
+    assert alias.startswith('pip uninstall -y tensorflow-gpu && pip install "tensorflow==2.5.0"')
+    assert "CUDA 11.2" in alias

@@ -384,19 +384,26 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
     pulled = _extra_pin_unmet(known, matrix, evidence, said)
     if pulled:
         return pulled
-    if name in ("tensorflow-gpu", "tf-nightly-gpu"):
+    asked = matrix.release(said[1].lstrip("=~<>!")) if said and said[1] else None
+    if name in ("tensorflow-gpu", "tf-nightly-gpu") and (asked is None or asked.minor >= (2, 12)):
+        # a tensorflow-gpu release that had wheels (up to 2.11) is not "gone": what pip offers
+        # this Python, below, says why it found none
         return intent.install(
             "tensorflow[and-cuda]",
             note="tensorflow-gpu is gone: tensorflow is the GPU build (Linux)",
         )
     if said and said[2]:
         newest = _final(said[2])
-        wanted = matrix.release(said[1].lstrip("=~<>!")) if said[1] else None
-        needs = f"; TensorFlow {wanted.version} needs Python {wanted.python}" if wanted else ""
+        needs = f"; TensorFlow {asked.version} needs Python {asked.python}" if asked else ""
         if newest:
             return intent.install(
                 f"{name}=={newest}", note=f"the newest release pip offers for this Python{needs}"
             )
+    if asked is not None and asked.python:
+        return (  # the release asked for, as asked: the Python it has wheels for
+            f"use a Python in {asked.python} for {name} {asked.version}, or a newer "
+            f"{name} for this Python: pip offers no {asked.version} for this one"
+        )
     python = known.python_version
     if python:
         supporting = [r for r in matrix.newest_first() if r.cuda and r.supports_python(python)]
@@ -430,26 +437,58 @@ def _cpu_build(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> Fi
     if known.snapshot is not None:
         names = [d.name for d in commands.main_distributions(known.snapshot)]
         return replacement.replace_distributions(known, matrix, names or ["tensorflow-cpu"])
-    row = _row(known, matrix)
-    if row is not None and known.tf_version:
-        # the release the text states, its GPU build: up to 2.0 the plain tensorflow package is
-        # the CPU build and tensorflow-gpu the GPU one; from 2.1 tensorflow-cpu is the CPU one
-        old, name = (
-            ("tensorflow", "tensorflow-gpu")
-            if row.minor < (2, 1)
-            else ("tensorflow-cpu", "tensorflow")
-        )
-        if row.and_cuda and known.os in (None, "Linux"):
-            install = intent.install(f"{name}[and-cuda]=={known.tf_version}")
-        else:
-            windows = known.os == "Windows"
-            cuda = row.windows_native_cuda if windows else row.cuda
-            cudnn = row.windows_native_cudnn if windows else row.cudnn
-            install = intent.install(
-                f"{name}=={known.tf_version}", note=f"with CUDA {cuda} and cuDNN {cudnn}"
-            )
-        return intent.then(intent.uninstall(old), install)
+    stated = _stated_release_gpu_build(known, matrix, tf1=("tensorflow",), tf2=("tensorflow-cpu",))
+    if stated is not None:
+        return stated
     return replacement.replace_distributions(known, matrix, ["tensorflow-cpu"])
+
+
+def _stated_release_gpu_build(
+    known: Known, matrix: Matrix, *, tf1: tuple[str, ...], tf2: tuple[str, ...]
+) -> Fix | None:
+    """For a text (no snapshot) that states its TensorFlow release: uninstall what goes (``tf1``
+    up to 2.0, where the plain tensorflow package is the CPU build and tensorflow-gpu the GPU
+    one; ``tf2`` from 2.1) and install that release's GPU build, never a move to another
+    release: from 2.14 on Linux its own and-cuda extra, else its CUDA and cuDNN named. None
+    where the release is not stated or not in the matrix."""
+    row = _row(known, matrix)
+    if known.snapshot is not None or row is None or not known.tf_version:
+        return None
+    separate = row.minor < (2, 1)
+    name = "tensorflow-gpu" if separate else "tensorflow"
+    if row.and_cuda and known.os in (None, "Linux"):
+        install = intent.install(f"{name}[and-cuda]=={known.tf_version}")
+    else:
+        windows = known.os == "Windows"
+        cuda = row.windows_native_cuda if windows else row.cuda
+        cudnn = row.windows_native_cudnn if windows else row.cudnn
+        install = intent.install(
+            f"{name}=={known.tf_version}", note=f"with CUDA {cuda} and cuDNN {cudnn}"
+        )
+    # distributions that share the tensorflow package's files all go before the install: one
+    # left behind would be "already satisfied" with the other's files gone
+    return intent.then(intent.uninstall(*(tf1 if separate else tf2)), install)
+
+
+@remedy("tensorflow_gpu_deprecated")
+def _gpu_alias(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix | None:
+    row = _row(known, matrix)
+    if row is not None and row.minor >= (2, 1):  # up to 2.0 tensorflow-gpu is the GPU build
+        stated = _stated_release_gpu_build(known, matrix, tf1=(), tf2=("tensorflow-gpu",))
+        if stated is not None:
+            return stated
+    return causedocs.fix_where("tensorflow_gpu_deprecated", _platforms(known))
+
+
+@remedy("multiple_tf_distributions")
+def _two_tensorflows(
+    known: Known, matrix: Matrix, evidence: Sequence[Evidence]
+) -> str | Fix | None:
+    if known.snapshot is not None:
+        return None  # the check's own fix, from what is installed
+    every = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu")
+    stated = _stated_release_gpu_build(known, matrix, tf1=every[::2], tf2=every)
+    return stated or causedocs.fix_where("multiple_tf_distributions", _platforms(known))
 
 
 @remedy("keras_mismatch")
@@ -595,7 +634,6 @@ DOCUMENTED = (
     "interpreter_mismatch",
     "keras_backend_missing",
     "keras_backend_cpu_only",
-    "tensorflow_gpu_deprecated",
     "cuda_stub_libcuda",
     "container_capabilities_missing",
     "pod_no_gpu",
