@@ -948,3 +948,19 @@ def test_a_tensorflow_gpu_release_pip_cannot_find_gets_the_python_that_release_n
     assert "3.3-3.6" in first.fix  # TensorFlow 1.11's Pythons, from the matrix
     assert "gone" not in first.fix
     assert "2.21" not in first.fix
+
+
+def test_tensorflow_gpu_as_an_alias_is_replaced_by_the_same_release() -> None:
+    """serengil/deepface#235 states its release and no Python: the fix keeps TensorFlow 2.5.0
+    (its CUDA and cuDNN named, from the matrix) instead of an unpinned install of the newest."""
+    text = (
+        "I installed tensorflow-gpu==2.5.0 instead of tensorflow. While the inference is still "
+        "running on CPU, which is pretty slow."
+    )
+    first = explain(text, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert first.cause == "tensorflow_gpu_deprecated"
+    assert first.fix == (
+        'pip uninstall -y tensorflow-gpu && pip install "tensorflow==2.5.0"'
+        "  # with CUDA 11.2 and cuDNN 8.1"
+    )

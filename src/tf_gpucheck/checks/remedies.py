@@ -448,26 +448,13 @@ def _stated_release_gpu_build(
 ) -> Fix | None:
     """For a text (no snapshot) that states its TensorFlow release: uninstall what goes (``tf1``
     up to 2.0, where the plain tensorflow package is the CPU build and tensorflow-gpu the GPU
-    one; ``tf2`` from 2.1) and install that release's GPU build, never a move to another
-    release: from 2.14 on Linux its own and-cuda extra, else its CUDA and cuDNN named. None
-    where the release is not stated or not in the matrix."""
+    one; ``tf2`` from 2.1) and install that release's GPU build. None where the release is not
+    stated or not in the matrix."""
     row = _row(known, matrix)
-    if known.snapshot is not None or row is None or not known.tf_version:
+    install = replacement.release_gpu_build(known, matrix, known.tf_version)
+    if known.snapshot is not None or row is None or install is None:
         return None
-    separate = row.minor < (2, 1)
-    name = "tensorflow-gpu" if separate else "tensorflow"
-    if row.and_cuda and known.os in (None, "Linux"):
-        install = intent.install(f"{name}[and-cuda]=={known.tf_version}")
-    else:
-        windows = known.os == "Windows"
-        cuda = row.windows_native_cuda if windows else row.cuda
-        cudnn = row.windows_native_cudnn if windows else row.cudnn
-        install = intent.install(
-            f"{name}=={known.tf_version}", note=f"with CUDA {cuda} and cuDNN {cudnn}"
-        )
-    # distributions that share the tensorflow package's files all go before the install: one
-    # left behind would be "already satisfied" with the other's files gone
-    return intent.then(intent.uninstall(*(tf1 if separate else tf2)), install)
+    return intent.then(intent.uninstall(*(tf1 if row.minor < (2, 1) else tf2)), install)
 
 
 @remedy("tensorflow_gpu_deprecated")

@@ -16,13 +16,16 @@ from tf_gpucheck.snapshot import Snapshot
 def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> Fix:
     """Uninstall ``remove`` and install the GPU build this machine can run (the one resolver,
     keeping the installed release when it runs here)."""
-    install = intent.install("tensorflow[and-cuda]")
+    install = release_gpu_build(known, matrix, known.tf_version) or intent.install(
+        "tensorflow[and-cuda]"
+    )
     if known.snapshot is not None:
         from tf_gpucheck.installer.recommend import recommend
 
         prefer = kept_release(known.snapshot, matrix, known.tf_version)
         rec = recommend(known.snapshot, matrix, prefer=prefer)
-        install = rec.plan or install
+        # where the resolver cannot tell (a text's Python unstated), the kept release as it is
+        install = rec.plan or release_gpu_build(known, matrix, prefer) or install
         folder = commands.target_folder(known.snapshot)
         if folder and known.snapshot.system.os != "Windows":
             # a --target folder: pip uninstalls nothing there ("not installed" for a folder
@@ -40,6 +43,22 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> Fi
     if not remove:
         return install
     return intent.then(intent.uninstall(*remove), install)
+
+
+def release_gpu_build(known: Known, matrix: Matrix, version: str | None) -> Fix | None:
+    """The GPU build of ``version`` as it is, never a move to another release: up to 2.0 the
+    tensorflow-gpu package; from 2.14 on Linux the release's own and-cuda extra; else the
+    release with its CUDA and cuDNN named. None where the matrix has no such release."""
+    row = matrix.release(version) if version else None
+    if row is None or version is None:
+        return None
+    name = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
+    if row.and_cuda and known.os in (None, "Linux"):
+        return intent.install(f"{name}[and-cuda]=={version}")
+    windows = known.os == "Windows"
+    cuda = row.windows_native_cuda if windows else row.cuda
+    cudnn = row.windows_native_cudnn if windows else row.cudnn
+    return intent.install(f"{name}=={version}", note=f"with CUDA {cuda} and cuDNN {cudnn}")
 
 
 def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str | None:
