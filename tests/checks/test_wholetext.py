@@ -168,3 +168,31 @@ def test_a_slow_start_is_the_ptx_jit_unless_the_release_has_kernels_for_the_gpu(
     ).report.first_fix
     assert newer is not None
     assert newer.cause == "gpu_underused"
+
+
+def test_a_slow_start_the_writer_names_is_a_failure_even_among_lines_the_rules_know() -> None:
+    # tensorflow/tensorflow#45635 (settled: an RTX 3060 Ti, sm_86, under a CUDA 10.1 build, so
+    # the driver compiled PTX): its title over lines the rules know as good or context is not
+    # "nothing to fix". A program's own log line saying a first run takes longer
+    # (tensorflow/tensorflow#62170, harmless) is not the writer naming a failure
+    from tf_gpucheck.explain import explain
+    from tf_gpucheck.matrix import load_matrix
+
+    text = (
+        "RTX 3060 TI, creating GPU device take about 5 Minutes\n"
+        "2020-12-14 09:24:30.113136: I tensorflow/stream_executor/platform/default/dso_loader.cc:48]"
+        " Successfully opened dynamic library cudart64_101.dll\n"
+        "2020-12-14 09:27:37.505228: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1716] Found"
+        " device 0 with properties:\n"
+        "pciBusID: 0000:01:00.0 name: GeForce RTX 3060 Ti computeCapability: 8.6\n"
+    )
+    report = explain(text, load_matrix(), similar=False).report
+    assert report.verdict.value != "ok"
+    assert report.first_fix is not None
+    assert report.first_fix.cause == "ptx_jit_required"
+    logged = (
+        "2023-10-19 17:12:05,764 - modelscope - INFO - Updating the files for the changes of "
+        "local files, first time updating will take longer time! Please wait till updating done!"
+    )
+    assert wholetext._LOGGED.search(logged.lower())
+    assert not wholetext._LOGGED.search("the first epoch takes minutes to start")

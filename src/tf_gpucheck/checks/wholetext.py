@@ -62,10 +62,14 @@ every form at every character; a long log line makes that slow)."""
 
 _START = (
     r"(?:start[- ]?up|start(?:ing)? up|first (?:run|time|call|inference|epoch|iteration|batch"
-    r"|step|prediction|session|image|frame|tensor)|initiali[sz]\w*|warm[- ]?up"
-    r"|before (?:it )?(?:start|begin)\w*)"
+    r"|step|prediction|session|image|frame|tensor|start)|initiali[sz]\w*|warm[- ]?up"
+    r"|before (?:it )?(?:start|begin)\w*|to start (?:the )?(?:training|running|session)"
+    r"|creat\w* (?:the )?(?:gpu|tensorflow) device)"
 )
-_SLOW = r"(?:slow|long|minutes|forever|eternity|freez\w*|delay\w*|hang\w*|stuck|wait\w*)"
+_SLOW = (
+    r"(?:slow|long|minutes|forever|eternity|freez\w*|delay\w*|hang\w*|stuck|wait\w*"
+    r"|(?:more|much|a lot of) time)"
+)
 _NAMED_SYMPTOMS = (
     (
         "gpu_out_of_memory",
@@ -78,17 +82,26 @@ _NAMED_SYMPTOMS = (
     (
         "ptx_jit_required",
         re.compile(rf"{_START}[^.?!\n]{{0,60}}\b{_SLOW}|\b{_SLOW}[^.?!\n]{{0,60}}{_START}"),
-        ("start", "first", "initiali", "warm", "before"),
+        ("start", "first", "initiali", "warm", "before", "creat"),
     ),
 )
 """A failure the writer names in words whose cause is that failure: "it raised OOM error",
 "OOM after print". The model may rank a neighbour first where no log line is pasted (a slow or
 idle GPU is told with the same words of batches and memory); the named failure goes first.
 A slow start ("startup time very slow on Tesla V100", "the first inference takes almost 14
-minutes", "a long time before beginning to compute") is the driver JIT-compiling PTX for a GPU
+minutes", "a long time before beginning to compute", "creating GPU device take about 5
+Minutes") is the driver JIT-compiling PTX for a GPU
 the build has no binary kernels for: TensorFlow's own warning says "CUDA kernels will be
 jit-compiled from PTX, which could take 30 minutes or longer" (gpu_device.cc); it is ruled out
-where the stated release has binary kernels for every GPU the text names."""
+where the stated release has binary kernels for every GPU the text names. Either, named by
+the writer, is a failure even where every line the rules know is harmless or good."""
+
+
+_LOGGED = re.compile(
+    r"^\W*(?:\d{4}-\d\d-\d\d[ t]\d\d:\d\d|[iwef]\d{4} \d\d:\d\d)|\b(?:info|debug|warn(?:ing)?)\b ?[-:\]|]"
+)
+"""A line a program logged (a date and time or glog's prefix at its start, a level between
+separators: "2023-10-19 17:12:05,764 - modelscope - INFO - ..."), read in lower case."""
 
 
 def _named_first(
@@ -306,7 +319,11 @@ def whole_reading_findings(
     )
     # what the words say went wrong, outside the lines the rules know (a harmless message such
     # as "Unable to register cuDNN factory" says "unable" too); read where it decides
-    failed = _says(_FAILED, _FAILED_KEYS, words)
+    # a failure the writer names (OOM, a start that takes minutes) is one, whatever the lines;
+    # a program's own log line (a timestamp, a level) is not the writer's words
+    own = [w for w in words if not _LOGGED.search(w)]
+    named_failure = any(_says(pattern, keys, own) for _c, pattern, keys in _NAMED_SYMPTOMS)
+    failed = named_failure or _says(_FAILED, _FAILED_KEYS, words)
     shown = frozenset(s for line in classified if line.rule for s in line.rule.shows)
     causes = [
         (c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix, shown)
@@ -325,7 +342,12 @@ def whole_reading_findings(
         any(f.status is Status.OK for f in findings) or _looks_fine(stated, classified)
     ):
         return []  # what it states was judged and fits, and nothing says otherwise
-    if only_noise and not _says(_SYMPTOM, _SYMPTOM_KEYS, words) and not _broke(classified):
+    if (
+        only_noise
+        and not named_failure
+        and not _says(_SYMPTOM, _SYMPTOM_KEYS, words)
+        and not _broke(classified)
+    ):
         return []  # the rules know every message here as harmless: words do not override them
     try:
         title = causedocs.doc(code).title
