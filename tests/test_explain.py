@@ -370,6 +370,15 @@ def _first_cause(text: str) -> str | None:
     return report.causes[0].code if report.causes else None
 
 
+def _first_fix(text: str, cause: str) -> str:
+    """The first fix explain prints for ``text``, whose cause must be ``cause``."""
+    first = explain(text, load_matrix(), similar=False).report.first_fix
+    assert first is not None
+    assert first.cause == cause
+    assert first.fix is not None
+    return first.fix
+
+
 def test_a_dll_tensorflow_2_1_cannot_find_on_windows_is_the_visual_cpp_runtime() -> None:
     """TF 2.1+ loads CUDA only when asked: a DLL its own extension cannot find is the Visual C++
     2015-2019 runtime (so is it for 2.0, whose library links no CUDA DLL either); a DLL whose
@@ -939,15 +948,11 @@ def test_a_tensorflow_gpu_release_pip_cannot_find_gets_the_python_that_release_n
         "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==1.11.0 "
         '(from -r requirements.txt (line 1)) (from versions: 1.13.1,..."\n'
     )
-    report = explain(text, load_matrix(), similar=False).report
-    first = report.first_fix
-    assert first is not None
-    assert first.cause == "install_resolution_failed"
-    assert first.fix is not None
-    assert "tensorflow-gpu 1.11.0" in first.fix
-    assert "3.3-3.6" in first.fix  # TensorFlow 1.11's Pythons, from the matrix
-    assert "gone" not in first.fix
-    assert "2.21" not in first.fix
+    fix = _first_fix(text, "install_resolution_failed")
+    assert "tensorflow-gpu 1.11.0" in fix
+    assert "3.3-3.6" in fix  # TensorFlow 1.11's Pythons, from the matrix
+    assert "gone" not in fix
+    assert "2.21" not in fix
 
 
 def test_tensorflow_gpu_as_an_alias_is_replaced_by_the_same_release() -> None:
@@ -957,10 +962,7 @@ def test_tensorflow_gpu_as_an_alias_is_replaced_by_the_same_release() -> None:
         "I installed tensorflow-gpu==2.5.0 instead of tensorflow. While the inference is still "
         "running on CPU, which is pretty slow."
     )
-    first = explain(text, load_matrix(), similar=False).report.first_fix
-    assert first is not None
-    assert first.cause == "tensorflow_gpu_deprecated"
-    assert first.fix == (
+    assert _first_fix(text, "tensorflow_gpu_deprecated") == (
         'pip uninstall -y tensorflow-gpu && pip install "tensorflow==2.5.0"'
         "  # with CUDA 11.2 and cuDNN 8.1"
     )
