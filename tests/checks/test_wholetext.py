@@ -196,3 +196,24 @@ def test_a_slow_start_the_writer_names_is_a_failure_even_among_lines_the_rules_k
     )
     assert wholetext._LOGGED.search(logged.lower())
     assert not wholetext._LOGGED.search("the first epoch takes minutes to start")
+
+
+def test_a_large_share_of_the_gpu_s_memory_held_is_told_as_the_allocator_by_design() -> None:
+    # serengil/deepface#237 and discuss.huggingface.co/t/.../19553 (both settled as TensorFlow
+    # holding the memory by design); a large amount of memory used before a crash is not that
+    for said in (
+        "however i noticed there are always large percentage of gpu memory occupied.",
+        "tf bert-base-uncased reserves large memory space",
+    ):
+        assert wholetext._RESERVED.search(said), said
+    assert not wholetext._RESERVED.search("the model uses a large amount of memory and crashes")
+    from tf_gpucheck.explain import explain
+    from tf_gpucheck.matrix import load_matrix
+
+    report = explain(
+        "I can run the model with gpu. However I noticed there are always large percentage of "
+        "gpu memory occupied.",
+        load_matrix(),
+        similar=False,
+    ).report
+    assert [f.cause for f in report.findings if f.check == "reading"] == ["gpu_memory_reserved"]

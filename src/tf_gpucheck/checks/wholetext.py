@@ -127,6 +127,11 @@ _RESERVED = re.compile(
     r"(?:released|freed|deallocated|cleared)|never\s+(?:released|freed)"
     r"|remains?\s+(?:high|occupied|allocated|full)|still\s+(?:occupied|allocated|full|in\s+use|reserved))"
     r"|\b(?:release|free|clear|deallocate)\w*\s+(?:the\s+)?(?:gpu\s+)?memory\s+after\b"
+    r"|\b(?:large|high|huge|big)\s+(?:percentage|amount|portion|part|share)\s+of\s+(?:the\s+)?"
+    + _MEMORY
+    + r"\s+(?:is\s+|are\s+)?(?:occupied|used|allocated|taken|reserved)"
+    r"|\breserv\w*\s+(?:a\s+)?(?:very\s+)?(?:large|huge|lot\s+of|big)\s+(?:amount\s+of\s+)?"
+    r"(?:gpu\s+)?(?:memory|vram)"
     r"|显存[^。，,\n]{0,10}(?:占满|全部|被占用)|(?:占满|占用了?全部|吃满)[^。，,\n]{0,6}显存"
 )
 _RESERVED_KEYS = ("memory", "vram", "显存")
