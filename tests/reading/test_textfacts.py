@@ -489,3 +489,13 @@ def test_a_sentence_s_full_stop_is_not_part_of_a_version() -> None:
     )
     assert facts.tf_version == "1.13.1"
     assert facts.package("tensorflow") == "1.13.1"
+
+
+def test_git_describe_of_a_tensorflow_build_is_its_tag_s_release() -> None:
+    # the template answers of tensorflow/tensorflow#40466 and mozilla/DeepSpeech#1767
+    # (tf.version.GIT_VERSION, then VERSION): the commits after a tag are not a release
+    answer = "- TensorFlow version (use command below): v2.1.0-rc2-17-ge5bf8de 2.1.0"
+    assert _facts(answer).tf_version == "2.1.0"
+    said = _facts("Tensorflow version: v1.12.0-rc2-0-g748435b8ef 1.12.0-rc2").tf_version
+    assert said is not None
+    assert said.startswith("1.12.0")  # the release line the matrix is read by

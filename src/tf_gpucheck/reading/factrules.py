@@ -63,6 +63,21 @@ class FactPattern:
         return self.strength
 
 
+_AFTER_A_TAG = re.compile(r"^(\d+\.\d+\.\d+)(?:-rc\d+)?-\d+-g[0-9a-f]{6,}$")
+
+
+def tidy(fact: str, value: str) -> str:
+    """A version as read, without what is not part of it: a sentence's full stop after a pin
+    (``==1.13.1.``; no version ends in a dot or a dash) and, for TensorFlow, git describe's
+    commits after a tag (``tf.version.GIT_VERSION``: ``v2.1.0-rc2-17-ge5bf8de`` is built from
+    the 2.1.0 line, which ``tf.version.VERSION`` names beside it)."""
+    if fact.endswith("_version") or fact.startswith("package:"):
+        value = value.rstrip(".-")
+    if fact == "tf_version":
+        value = _AFTER_A_TAG.sub(r"\1", value)
+    return value
+
+
 @dataclass(frozen=True)
 class Field:
     label: str

@@ -244,8 +244,7 @@ class _Collector:
     def add(
         self, fact: str, value: str, index: int, strength: int = 2, words: str | None = None
     ) -> None:
-        if fact.endswith("_version") or fact.startswith("package:"):
-            value = value.rstrip(".-")  # no version ends so: a sentence's full stop ("==1.13.1.")
+        value = factrules.tidy(fact, value)
         if fact == "tf_version" and not factrules.TF_MAJOR.match(value):
             return  # no TensorFlow release has that number ("tensorflow-gpu 4.0"): another's
         self.values.setdefault(fact, []).append((value, index))
