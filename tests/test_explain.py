@@ -966,3 +966,25 @@ def test_tensorflow_gpu_as_an_alias_is_replaced_by_the_same_release() -> None:
         'pip uninstall -y tensorflow-gpu && pip install "tensorflow==2.5.0"'
         "  # with CUDA 11.2 and cuDNN 8.1"
     )
+
+
+def test_a_build_that_is_not_pypi_s_is_not_judged_by_pypi_s_kernels() -> None:
+    """tensorflow/tensorflow#24677 ran TensorFlow 1.11 from NVIDIA's image on RTX 2080 Ti cards
+    (settled: only the lack of peer-to-peer access without NVLink): NVIDIA builds its own, with
+    its own CUDA, so PyPI's CUDA 9 wheel of 1.11 says nothing about that GPU. The same facts
+    with PyPI's wheel are judged."""
+    facts = (
+        "- TensorFlow version (use command below): v1.11.0-0-gc19e29306c 1.11.0\n"
+        "- Python version: 3.5.2\n"
+        "- GPU model and memory: RTX 2080Ti (4 pcs.)\n"
+    )
+    matrix = load_matrix()
+    image = "- TensorFlow installed from (source or binary): NVIDIA DOCKER Image\n"
+    report = explain(image + facts, matrix, similar=False).report
+    assert all(f.check != "compute_capability" for f in report.findings)
+    assert report.verdict.value != "fail"  # nothing here is known to be wrong
+    wheel = "- TensorFlow installed from (source or binary): binary\n"
+    judged = explain(wheel + facts, matrix, similar=False).report
+    assert [f.cause for f in judged.findings if f.check == "compute_capability"] == [
+        "compute_capability_unsupported"
+    ]

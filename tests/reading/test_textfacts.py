@@ -499,3 +499,14 @@ def test_git_describe_of_a_tensorflow_build_is_its_tag_s_release() -> None:
     said = _facts("Tensorflow version: v1.12.0-rc2-0-g748435b8ef 1.12.0-rc2").tf_version
     assert said is not None
     assert said.startswith("1.12.0")  # the release line the matrix is read by
+
+
+def test_a_tensorflow_that_is_not_pypi_s_wheel_is_told_apart() -> None:
+    # the old bug template's answers of tensorflow/tensorflow#24677 (NVIDIA's image),
+    # NVIDIA/tensorflow#12 (a build from source) and tensorflow/tensorflow#36974 (Docker Hub's
+    # images hold PyPI's wheel)
+    field = "- TensorFlow installed from (source or binary): "
+    assert _facts(field + "NVIDIA DOCKER Image").tf_build == "image"
+    assert _facts(field + "Source").tf_build == "source"
+    assert _facts(field + "Docker Hub").tf_build is None
+    assert _facts(field + "binary").tf_build is None

@@ -197,9 +197,9 @@ CHECK_FACTS: dict[str, tuple[str, ...]] = {
     "tf_install": ("tf_packages",),
     "tf_requirements": ("tf_version", "requirements"),
     "driver_version": ("driver_version", "tf_or_build"),
-    "cuda_libraries": ("cuda_version", "tf_version"),
-    "cudnn": ("cudnn_version", "tf_version"),
-    "compute_capability": ("tf_version", "capability"),
+    "cuda_libraries": ("cuda_version", "tf_version", "pypi_build"),
+    "cudnn": ("cudnn_version", "tf_version", "pypi_build"),
+    "compute_capability": ("tf_version", "capability", "pypi_build"),
     "keras": ("keras", "tf_version"),
 }
 
@@ -211,8 +211,10 @@ def has_fact(stated: textfacts.StatedFacts, snapshot: Snapshot, fact: str) -> bo
         )
     if fact == "requirements":
         return bool(snapshot.packages.requirements)
-    if fact == "tf_or_build":
-        return bool(stated.tf_version or stated.cuda_build_version)
+    if fact == "tf_or_build":  # the build's CUDA: stated, or the matrix's for PyPI's wheel
+        return bool(stated.cuda_build_version or (stated.tf_version and not stated.tf_build))
+    if fact == "pypi_build":  # the matrix's CUDA and kernels for the release are the build's
+        return stated.tf_build is None
     if fact == "capability":
         return any(capability for _, capability in stated.gpus)
     if fact == "keras":

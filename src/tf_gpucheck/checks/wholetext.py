@@ -281,7 +281,8 @@ def _ruled_out(
         python = stated.python_version
         return row is not None and python is not None and row.supports_python(python)
     if code == "ptx_jit_required":  # the release has binary kernels for every GPU it names
-        caps = row.compute_capabilities if row is not None else None
+        # (PyPI's wheel: a build from source or NVIDIA's has kernels of its own)
+        caps = row.compute_capabilities if row is not None and not stated.tf_build else None
         ccs = [cc for _name, cc in stated.gpus if cc]
         kernels = [*caps.sass, *caps.ptx] if caps is not None else []
         return bool(kernels and ccs) and all(fit(cc, kernels).kind == "native" for cc in ccs)

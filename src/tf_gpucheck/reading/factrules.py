@@ -36,6 +36,7 @@ FACTS = frozenset(
         "place",
         "gpu_requested",
         "cuda_image",
+        "tf_build",
         "env",
         "gpu",
         "compute_capability",

@@ -49,6 +49,9 @@ class StatedFacts:
     cuda_image: str | None = None
     """An image the text runs TensorFlow in that brings its own CUDA and cuDNN
     (``tensorflow/tensorflow:2.3.0-gpu``, ``nvcr.io/nvidia/tensorflow:23.10-tf2-py3``)."""
+    tf_build: str | None = None
+    """How TensorFlow was had where the text says it is not PyPI's wheel: "source" (built from
+    source) or "image" (NVIDIA's container): the matrix's CUDA and kernels are not that build's."""
     evidence: tuple[tuple[str, int], ...] = field(default=())
     """(fact, index of the line it came from) for every fact above that is set."""
     spans: tuple[tuple[str, str, str], ...] = field(default=())

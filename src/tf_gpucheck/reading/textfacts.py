@@ -325,6 +325,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         ("arch", False),
         ("gpu_requested", False),
         ("cuda_image", False),
+        ("tf_build", False),
     ):
         settle(fact, prefix_ok)
     # several places can be true at once (Jupyter inside a container, a container in a pod):
@@ -391,6 +392,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         arch=_str(facts.get("arch")),
         gpu_requested=_str(facts.get("gpu_requested")),
         cuda_image=_str(facts.get("cuda_image")),
+        tf_build=_str(facts.get("tf_build")),
         needed=tuple(needed),
         evidence=tuple(evidence),
         spans=tuple(spans),
