@@ -510,3 +510,13 @@ def test_a_tensorflow_that_is_not_pypi_s_wheel_is_told_apart() -> None:
     assert _facts(field + "Source").tf_build == "source"
     assert _facts(field + "Docker Hub").tf_build is None
     assert _facts(field + "binary").tf_build is None
+
+
+def test_a_pre_release_and_its_release_line_are_one_statement() -> None:
+    # keras-team/tf-keras#676's template answer, with the release line said in prose (a line
+    # written for this test); two different pre-releases are still two statements
+    said = _facts(
+        "- TensorFlow version (use command below): 2.16.0-dev20231101\nwith TensorFlow 2.16.0"
+    )
+    assert said.tf_version == "2.16.0-dev20231101"
+    assert _facts("tensorflow 2.0.0-beta1\ntensorflow 2.0.0-beta0").tf_version is None

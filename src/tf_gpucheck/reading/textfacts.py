@@ -200,7 +200,7 @@ class _Collector:
             if value == best:
                 continue
             if prefix_ok and _same_version(value, best):
-                if len(value.split(".")) > len(best.split(".")):
+                if _precision(value) > _precision(best):
                     best, best_index = value, index
                 continue
             return None
@@ -224,8 +224,21 @@ class _Heard(_Collector):
 
 
 def _same_version(a: str, b: str) -> bool:
-    short, long = sorted((a.split("."), b.split(".")), key=len)
-    return long[: len(short)] == short
+    """``3.10`` and ``3.10.13``, ``2.0.0`` and its pre-release ``2.0.0-beta1``: one release line,
+    said less precisely in one place (two different pre-releases are two statements)."""
+    (short, rest), (long, _) = sorted(map(_numbers, (a, b)), key=lambda n: (len(n[0]), n[1] != ""))
+    return long[: len(short)] == short and not rest
+
+
+def _precision(version: str) -> tuple[int, bool]:
+    numbers, rest = _numbers(version)
+    return len(numbers), rest != ""
+
+
+def _numbers(version: str) -> tuple[list[str], str]:
+    numbers = re.match(r"\d+(?:\.\d+)*", version)
+    head = numbers.group() if numbers else ""
+    return head.split(".") if head else [], version[len(head) :]
 
 
 _INLINE_CODE = re.compile(r"`([^`\s][^`]{0,60})`")
