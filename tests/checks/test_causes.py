@@ -156,6 +156,10 @@ def test_a_cpu_build_s_fix_keeps_the_release_the_text_states() -> None:
     unstated = fix(os="Linux")
     assert unstated is not None
     assert "==" not in unstated  # no release stated: none is made up
+    windows = fix(tf_version="2.15.0", os="Windows")  # no native Windows GPU build after 2.10
+    assert windows is not None
+    assert "2.15.0" not in windows
+    assert "None" not in windows
 
 
 def test_a_second_tensorflow_s_fix_keeps_the_stated_release_and_removes_every_copy() -> None:

@@ -48,9 +48,10 @@ def replace_distributions(known: Known, matrix: Matrix, remove: list[str]) -> Fi
 def release_gpu_build(known: Known, matrix: Matrix, version: str | None) -> Fix | None:
     """The GPU build of ``version`` as it is, never a move to another release: up to 2.0 the
     tensorflow-gpu package; from 2.14 on Linux the release's own and-cuda extra; else the
-    release with its CUDA and cuDNN named. None where the matrix has no such release."""
+    release with its CUDA and cuDNN named. None where the matrix has no such release, or the
+    release has no GPU build there (macOS; native Windows after 2.10)."""
     row = matrix.release(version) if version else None
-    if row is None or version is None:
+    if row is None or version is None or known.os == "Darwin":
         return None
     name = "tensorflow-gpu" if row.minor < (2, 1) else "tensorflow"
     if row.and_cuda and known.os in (None, "Linux"):
@@ -58,7 +59,10 @@ def release_gpu_build(known: Known, matrix: Matrix, version: str | None) -> Fix 
     windows = known.os == "Windows"
     cuda = row.windows_native_cuda if windows else row.cuda
     cudnn = row.windows_native_cudnn if windows else row.cudnn
-    return intent.install(f"{name}=={version}", note=f"with CUDA {cuda} and cuDNN {cudnn}")
+    if not cuda:
+        return None
+    note = f"with CUDA {cuda} and cuDNN {cudnn}" if cudnn else f"with CUDA {cuda}"
+    return intent.install(f"{name}=={version}", note=note)
 
 
 def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str | None:
