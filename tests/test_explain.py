@@ -950,14 +950,15 @@ def test_a_tensorflow_gpu_release_pip_cannot_find_gets_the_python_that_release_n
     )
     fix = _first_fix(text, "install_resolution_failed")
     assert "tensorflow-gpu 1.11.0" in fix
-    assert "3.3-3.6" in fix  # TensorFlow 1.11's Pythons, from the matrix
+    assert "3.3-3.6" in fix  # tensorflow.org's tested build configurations: 1.11.0, 2.7, 3.3-3.6
     assert "gone" not in fix
     assert "2.21" not in fix
 
 
 def test_tensorflow_gpu_as_an_alias_is_replaced_by_the_same_release() -> None:
     """serengil/deepface#235 states its release and no Python: the fix keeps TensorFlow 2.5.0
-    (its CUDA and cuDNN named, from the matrix) instead of an unpinned install of the newest."""
+    (with CUDA 11.2 and cuDNN 8.1, as tensorflow.org's tested build configurations list it)
+    instead of an unpinned install of the newest."""
     text = (
         "I installed tensorflow-gpu==2.5.0 instead of tensorflow. While the inference is still "
         "running on CPU, which is pretty slow."
@@ -988,3 +989,14 @@ def test_a_build_that_is_not_pypi_s_is_not_judged_by_pypi_s_kernels() -> None:
     assert [f.cause for f in judged.findings if f.check == "compute_capability"] == [
         "compute_capability_unsupported"
     ]
+
+
+def test_a_real_pip_run_that_finds_no_tensorflow_gpu_1_15_for_python_3_11() -> None:
+    """A real pip 23.2.1 run under CPython 3.11.7 (tests/data/logs/real/README.md): pip offers
+    only tensorflow-gpu 2.12.0, so the Python is the cause, and the fix names the Pythons of
+    1.15 (tensorflow.org's tested build configurations: 3.3-3.7), not "tensorflow-gpu is gone"."""
+    text = (REAL / "pip-py311-tfgpu115_pip-install.stderr").read_text()
+    fix = _first_fix(text, "python_unsupported")
+    assert "1.15.0" in fix
+    assert "3.3-3.7" in fix
+    assert "gone" not in fix

@@ -149,7 +149,7 @@ def test_a_cpu_build_s_fix_keeps_the_release_the_text_states() -> None:
     tf1 = fix(tf_version="1.14.0", os="Linux")
     assert tf1 is not None
     assert tf1.startswith('pip uninstall -y tensorflow && pip install "tensorflow-gpu==1.14.0"')
-    assert "CUDA 10.0" in tf1  # the build's own CUDA, from the matrix
+    assert "CUDA 10.0" in tf1  # tensorflow.org's tested build configurations: 1.14.0, CUDA 10.0
     assert fix(tf_version="2.16.1", os="Linux") == (
         'pip uninstall -y tensorflow-cpu && pip install "tensorflow[and-cuda]==2.16.1"'
     )

@@ -386,8 +386,9 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
         return pulled
     asked = matrix.release(said[1].lstrip("=~<>!")) if said and said[1] else None
     if name in ("tensorflow-gpu", "tf-nightly-gpu") and (asked is None or asked.minor >= (2, 12)):
-        # a tensorflow-gpu release that had wheels (up to 2.11) is not "gone": what pip offers
-        # this Python, below, says why it found none
+        # a tensorflow-gpu release that had wheels is not "gone" (PyPI's index: its wheels end
+        # at 2.11.0 on Linux, 2.10.1 on Windows; 2.12.0 is only a source package that refuses
+        # to build): what pip offers this Python, below, says why it found none
         return intent.install(
             "tensorflow[and-cuda]",
             note="tensorflow-gpu is gone: tensorflow is the GPU build (Linux)",
