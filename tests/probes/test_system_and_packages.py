@@ -220,3 +220,17 @@ def test_tensorflow_cpu_requirements_are_read_not_counted_as_met(
     assert "all 0" not in requirements["summary"], requirements
     # its declared numpy, protobuf, keras ... are not installed here: not met
     assert requirements["status"] in ("warn", "fail"), requirements
+
+
+def test_the_probes_imports_are_read_as_the_snapshot_reads_them() -> None:
+    """The child's ``imports`` section is decoded by the snapshot's own codec: a real probe of
+    this interpreter gives every module it follows; a section of the wrong shape is one error
+    line, not a guess."""
+    from tf_gpucheck.probes import interpreter
+
+    facts = interpreter.probe_interpreter()
+    assert facts.imports is not None and facts.imports.error is None
+    assert {m.name for m in facts.imports.modules} >= {"tensorflow", "keras", "numpy"}
+    broken = interpreter._imports({"cwd": None, "modules": [{"name": "numpy", "origin": 3}]})
+    assert broken is not None and broken.modules == ()
+    assert broken.error is not None and "modules[0].origin" in broken.error

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tf_gpucheck._children import script
+from tf_gpucheck._codec import DecodeError, from_data
 from tf_gpucheck._process import describe_exit, run_child
 from tf_gpucheck.snapshot import ImportsInfo, ModuleOrigin
 from tf_gpucheck.target import Target, own_target
@@ -186,49 +187,14 @@ def _facts(data: dict[str, Any], python: str) -> InterpreterFacts:
 
 
 def _imports(data: object) -> ImportsInfo | None:
-    """The probe's ``imports`` section; ``None`` when it has none (an older probe's output)."""
+    """The probe's ``imports`` section, read as the snapshot reads it (one contract);
+    ``None`` when it has none (an older probe's output)."""
     if not isinstance(data, dict):
         return None
-
-    def text(value: object) -> str | None:
-        return value if isinstance(value, str) else None
-
-    modules = tuple(
-        ModuleOrigin(
-            name=str(item.get("name")),
-            origin=text(item.get("origin")),
-            where=text(item.get("where")),
-            clean_origin=text(item.get("clean_origin")),
-            clean_where=text(item.get("clean_where")),
-            distribution=_flag(item.get("distribution")),
-            path_entry=text(item.get("path_entry")),
-            added_by=text(item.get("added_by")),
-            pth=text(item.get("pth")),
-            in_target=_flag(item.get("in_target")),
-            entry_environment=_flag(item.get("entry_environment")),
-            shadows=tuple(str(x) for x in item.get("shadows") or () if isinstance(x, str)),
-            owners=(
-                tuple(str(x) for x in owners if isinstance(x, str))
-                if isinstance(owners := item.get("owners"), list)
-                else None
-            ),
-        )
-        for item in data.get("modules") or ()
-        if isinstance(item, dict)
-    )
-    env = data.get("env")
-    return ImportsInfo(
-        cwd=text(data.get("cwd")),
-        cwd_on_path=_flag(data.get("cwd_on_path")),
-        pythonpath=tuple(str(p) for p in data.get("pythonpath") or ()),
-        user_site_enabled=data.get("user_site_enabled")
-        if isinstance(data.get("user_site_enabled"), bool)
-        else None,
-        env={str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {},
-        keras_config=text(data.get("keras_config")),
-        keras_config_backend=text(data.get("keras_config_backend")),
-        modules=modules,
-    )
+    try:
+        return from_data(ImportsInfo, data)
+    except DecodeError as exc:
+        return ImportsInfo(cwd=None, error=f"the probe's imports are unreadable: {exc}")
 
 
 def _flag(value: object) -> bool | None:
