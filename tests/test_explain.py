@@ -1000,3 +1000,30 @@ def test_a_real_pip_run_that_finds_no_tensorflow_gpu_1_15_for_python_3_11() -> N
     assert "1.15.0" in fix
     assert "3.3-3.7" in fix
     assert "gone" not in fix
+
+
+def test_tensorflows_own_no_device_line_is_not_the_writer_saying_there_is_no_gpu() -> None:
+    """cuda_diagnostics.cc prints "no NVIDIA GPU device is present: /dev/nvidia0 does not exist"
+    when the kernel module is loaded but the process has no device node (a container or job
+    given no GPU). Quoted in a title or pasted with its prefix, it is TensorFlow's line, not the
+    writer saying the machine has no GPU, so the report is not answered "nothing to fix"
+    (real lines of deepmedic/deepmedic#128)."""
+    from tf_gpucheck.reading import logscan, wanted
+
+    printed = (
+        "2018-09-10 16:52:29.739595: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:152] "
+        "no NVIDIA GPU device is present: /dev/nvidia0 does not exist"
+    )
+    classified = logscan.classify([printed, "no NVIDIA GPU device is present!"])
+    assert classified[0].rule is not None and classified[0].rule.id == "no_device_node"
+    assert not wanted.says_no_gpu_here(wanted.said(classified))
+    assert wanted.says_no_gpu_here(wanted.said(logscan.classify(["My laptop has no NVIDIA GPU."])))
+    text = (
+        "I am trying to run your code on a server including several NVIDIA GPUs. When I submit "
+        "the job I get the following errors:\n"
+        "2018-09-10 16:52:29.739483: E tensorflow/stream_executor/cuda/cuda_driver.cc:397] "
+        f"failed call to cuInit: CUDA_ERROR_NO_DEVICE\n{printed}\n"
+    )
+    report = explain(text, load_matrix(), title="no NVIDIA GPU device is present!").report
+    assert report.verdict.value != "ok"
+    assert any(f.cause == "container_no_gpu" for f in report.findings)

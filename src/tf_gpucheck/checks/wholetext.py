@@ -37,7 +37,7 @@ _SYMPTOM = re.compile(_SYMPTOM_WORDS, re.IGNORECASE)
 ran on the CPU): they count even where every recognised line is harmless."""
 
 _FAILED = re.compile(
-    r"Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b|\bfail(?:s|ed|ing|ure)?\b"
+    r"Traceback \(most recent call last\)|\b\w*(?:Errors?|Exceptions?)\b|\bfail(?:s|ed|ing|ure)?\b"
     r"|\bcannot\b|\bcan't\b|\bcan not\b|\bunable\b|\bnot (?:found|working|detected|recogni[sz]ed|using|used)\b"
     r"|\bcrash|\bdoesn't\b|\bdoes not\b|\bwon't\b|\bkilled\b"
     r"|\bsegmentation fault\b|\bcore dumped\b|\bnot (?:able|available)\b|\bunavailable\b"

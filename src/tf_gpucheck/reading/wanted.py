@@ -33,13 +33,14 @@ NO_GPU_HERE = re.compile(
     r"(?i)\b(?:don't|do not|doesn't|does not|didn't|did not)\s+have\s+(?:a |an |any )?"
     r"(?:nvidia |dedicated )?(?:gpu|graphics card|nvidia card)"
     r"|\b(?:has|have|with) no (?:nvidia |dedicated |cuda )?(?:gpu|graphics card|video card|card)\b"
-    r"|\bno nvidia (?:gpu|card|graphics)|\bwithout (?:a |any )?(?:nvidia )?gpu\b"
+    r"|\bno nvidia (?:gpu|card|graphics)(?! device is present)|\bwithout (?:a |any )?(?:nvidia )?gpu\b"
     r"|\bcpu[- ]only\b|\bcpu (?:laptop|machine|server|box)\b|\bintegrated graphics\b"
     r"|\bintel (?:hd|uhd|iris)\b|\bon purpose\b|\bas (?:i|we) want"
     r"|\b(?:i|we) (?:run|train|use) (?:it |this |tensorflow |tf )?on (?:the |my |a )?cpu\b"
 )
 """Prose that says there is no GPU there, or that the CPU is wanted ("I run it on the CPU"; not
-"it runs only on the CPU", a complaint): no GPU was missed."""
+"it runs only on the CPU", a complaint): no GPU was missed. TensorFlow's own "no NVIDIA GPU
+device is present" (cuda_diagnostics.cc), quoted in a title, is not such prose."""
 
 PROSE_LINES = 5000
 PROSE_CHARS = 1000
@@ -80,11 +81,13 @@ def said(classified: Sequence[logscan.LogLine]) -> list[str]:
     """What the writer says, lower-cased: the prose, and the sentences that quote a message (a
     line without a log prefix: "on a machine *without* a GPU, this emits 'failed call to
     cuInit'"), without Markdown's emphasis and without the quoted words; not a printed message,
-    nor one pasted without its prefix (TensorFlow's own "if you do not have a GPU set up")."""
+    nor one pasted without its prefix (TensorFlow's own "if you do not have a GPU set up"), nor
+    a line with a program's log prefix that no rule knows (cuda_diagnostics.cc's "no NVIDIA GPU
+    device is present: /dev/nvidia0 does not exist" is TensorFlow's, not the writer's)."""
     out = []
     for line in classified[:PROSE_LINES]:
-        if line.rule is not None and line.severity is not None:
-            continue  # a printed message
+        if line.severity is not None:
+            continue  # a printed message, known or not
         text = _QUOTED.sub(" ", line.text[:PROSE_CHARS].replace("*", ""))
         if line.rule is not None:
             text = _around_message(line.rule, text)
