@@ -1015,7 +1015,8 @@ def test_tensorflows_own_no_device_line_is_not_the_writer_saying_there_is_no_gpu
         "no NVIDIA GPU device is present: /dev/nvidia0 does not exist"
     )
     classified = logscan.classify([printed, "no NVIDIA GPU device is present!"])
-    assert classified[0].rule is not None and classified[0].rule.id == "no_device_node"
+    assert classified[0].rule is not None
+    assert classified[0].rule.id == "no_device_node"
     assert not wanted.says_no_gpu_here(wanted.said(classified))
     assert wanted.says_no_gpu_here(wanted.said(logscan.classify(["My laptop has no NVIDIA GPU."])))
     text = (

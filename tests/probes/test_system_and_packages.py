@@ -229,8 +229,11 @@ def test_the_probes_imports_are_read_as_the_snapshot_reads_them() -> None:
     from tf_gpucheck.probes import interpreter
 
     facts = interpreter.probe_interpreter()
-    assert facts.imports is not None and facts.imports.error is None
+    assert facts.imports is not None
+    assert facts.imports.error is None
     assert {m.name for m in facts.imports.modules} >= {"tensorflow", "keras", "numpy"}
     broken = interpreter._imports({"cwd": None, "modules": [{"name": "numpy", "origin": 3}]})
-    assert broken is not None and broken.modules == ()
-    assert broken.error is not None and "modules[0].origin" in broken.error
+    assert broken is not None
+    assert broken.modules == ()
+    assert broken.error is not None
+    assert "modules[0].origin" in broken.error

@@ -18,7 +18,7 @@ from typing import Any
 from tf_gpucheck._children import script
 from tf_gpucheck._codec import DecodeError, from_data
 from tf_gpucheck._process import describe_exit, run_child
-from tf_gpucheck.snapshot import ImportsInfo, ModuleOrigin
+from tf_gpucheck.snapshot import ImportsInfo
 from tf_gpucheck.target import Target, own_target
 
 
