@@ -10,6 +10,7 @@ import dataclasses
 from tests.conftest import scenario
 from tf_gpucheck.installer import intent, writer
 from tf_gpucheck.installer.intent import NOT_ASKED, FreshEnvironment, RestorePip
+from tf_gpucheck.installer.proof import Target
 from tf_gpucheck.installer.prover import Prover
 
 
@@ -59,7 +60,7 @@ def test_the_proof_takes_what_cannot_be_asked_from_the_steps() -> None:
         made = writer.written(fix, snapshot)
         assert made.operations == ()
         assert made.why_not == NOT_ASKED[step]
-        prover = Prover(python, {}, None, workers=False)
+        prover = Prover(Target(python), workers=False)
         prover.submit_known(made.line, (made.operations, made.why_not))
         proof = prover._prove(made.line)
         assert proof is not None

@@ -20,7 +20,7 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
     debug`` in the user's setting, says where the setting is, and prints each install with
     ``PIP_NO_INDEX=0``; the real installer refuses the plain command and accepts that one."""
     from tests.installer.shellwords import read_command
-    from tf_gpucheck.installer.proof import prove
+    from tf_gpucheck.installer.proof import Target, prove
 
     python = venv_with_tensorflow_cpu(tmp_path)
     home = tmp_path / "home"
@@ -51,10 +51,10 @@ def test_a_pip_set_to_no_index_gets_fixes_that_lift_it_for_one_command(tmp_path:
     lifted, _, why = read_command(f'PIP_NO_INDEX=0 {python} -m pip install "tiny-pkg==1.0"')
     assert not why
     assert lifted[0].environ == (("PIP_NO_INDEX", "0"),)
-    refused = prove(plain[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    refused = prove(plain[0], Target(str(python), {}, pip, environ, str(tmp_path)))
     assert refused.status == "refused", refused
     assert "from versions: none" in refused.reason or "No matching" in refused.reason
-    proven = prove(lifted[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    proven = prove(lifted[0], Target(str(python), {}, pip, environ, str(tmp_path)))
     assert proven.status == "proven", proven
     assert proven.changes == {"tiny-pkg": (None, "1.0")}
 
@@ -127,7 +127,7 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
     install --show-settings`) say it is offline; each printed `uv pip install` carries
     UV_OFFLINE=0, which the real uv takes as going online for that install."""
     from tests.installer.shellwords import read_command
-    from tf_gpucheck.installer.proof import prove
+    from tf_gpucheck.installer.proof import Target, prove
 
     python = uv_venv(tmp_path / "uvenv")
     data = doctor(python, "--proof-budget", "0", cwd=tmp_path, UV_OFFLINE="1")
@@ -142,8 +142,8 @@ def test_uv_set_offline_gets_installs_that_lift_it_for_one_command(tmp_path: Pat
     lifted, _, why = read_command(f'UV_OFFLINE=0 uv pip install --python {python} "tiny-pkg==1.0"')
     assert not why
     assert lifted[0].environ == (("UV_OFFLINE", "0"),)
-    offline = prove(plain[0], str(python), {}, None, 60, environ=environ, cwd=str(tmp_path))
-    online = prove(lifted[0], str(python), {}, None, 60, environ=environ, cwd=str(tmp_path))
+    offline = prove(plain[0], Target(str(python), {}, None, environ, str(tmp_path)), 60)
+    online = prove(lifted[0], Target(str(python), {}, None, environ, str(tmp_path)), 60)
     assert offline.status != "proven", offline
     assert online.status != "proven", online
     assert "offline" in offline.reason.lower() or "disabled" in offline.reason.lower(), offline
@@ -159,7 +159,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     as printed (seen pasted: "Could not find a version that satisfies the requirement"), so the
     install is printed with the setting lifted for it, and why."""
     from tests.installer.shellwords import read_command
-    from tf_gpucheck.installer.proof import prove
+    from tf_gpucheck.installer.proof import Target, prove
 
     python = venv_with_tensorflow_cpu(tmp_path)
     wheels = tmp_path / "wheels"
@@ -190,7 +190,7 @@ def test_a_no_index_pip_with_a_wheelhouse_of_its_own_keeps_it(tmp_path: Path) ->
     environ = {**os.environ, "HOME": str(tmp_path), "PIP_NO_INDEX": "1"}
     environ["PIP_FIND_LINKS"] = str(empty)
     pip = versions(python)["pip"]
-    refused = prove(plain[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    refused = prove(plain[0], Target(str(python), {}, pip, environ, str(tmp_path)))
     assert refused.status == "refused", refused
     assert "from versions: none" in refused.reason or "No matching" in refused.reason
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.installer.shellwords import read_command
-from tf_gpucheck.installer.proof import Proof
+from tf_gpucheck.installer.proof import Proof, Target
 from tf_gpucheck.installer.proofcache import ProofCache, ProofKey
 from tf_gpucheck.installer.prover import NOT_YET, Prover
 
@@ -20,24 +21,9 @@ FIX = 'pip install "tensorflow[and-cuda]==2.21.*"'
 VERSIONS = {"tensorflow": "2.21.0", "numpy": "2.4.6"}
 
 
-def _key(**changes: object) -> ProofKey:
-    args: dict[str, object] = {
-        "fix": FIX,
-        "python": sys.executable,
-        "versions": VERSIONS,
-        "pip": "25.3",
-        "environ": {"HOME": "/nowhere"},
-        "cwd": "/",
-    }
-    args.update(changes)
-    return ProofKey.of(
-        str(args["fix"]),
-        str(args["python"]),
-        args["versions"],  # type: ignore[arg-type]
-        args["pip"],  # type: ignore[arg-type]
-        environ=args["environ"],  # type: ignore[arg-type]
-        cwd=str(args["cwd"]),
-    )
+def _key(fix: str = FIX, **changes: object) -> ProofKey:
+    target = Target(sys.executable, VERSIONS, "25.3", {"HOME": "/nowhere"}, "/")
+    return ProofKey.of(fix, dataclasses.replace(target, **changes))  # type: ignore[arg-type]
 
 
 def test_the_key_is_what_decides_the_answer(tmp_path: Path) -> None:
@@ -94,7 +80,7 @@ def test_an_old_answer_is_asked_again(tmp_path: Path) -> None:
 def test_a_cached_answer_is_used_without_asking_the_installer(tmp_path: Path) -> None:
     cache = ProofCache(tmp_path)
     missing = str(tmp_path / "no-such-python")  # asking it would fail
-    prover = Prover(missing, VERSIONS, "25.3", environ={"HOME": "/nowhere"}, cwd="/", cache=cache)
+    prover = Prover(Target(missing, VERSIONS, "25.3", {"HOME": "/nowhere"}, "/"), cache=cache)
     key = prover.key(FIX)
     cache.store(key, Proof("proven", {"tensorflow": ("2.21.0", "2.21.0")}, by="pip 25.3 --dry-run"))
     proof = prover.answer(FIX, time.monotonic())
@@ -120,7 +106,7 @@ def test_a_dry_run_doctor_did_not_wait_for_is_there_next_time(tmp_path: Path) ->
     fix = f'{python} -m pip install "packaging"'
     found, _, _ = read_command(fix)  # what the writer would make with this line
     operations = (tuple(found), "")
-    first = Prover(python, {}, pip, environ=environ, cwd=str(tmp_path), cache=cache, workers=True)
+    first = Prover(Target(python, {}, pip, environ, str(tmp_path)), cache=cache, workers=True)
     early = first.answer(fix, time.monotonic(), operations)
     first.close()
     assert early is not None
@@ -134,7 +120,7 @@ def test_a_dry_run_doctor_did_not_wait_for_is_there_next_time(tmp_path: Path) ->
     assert kept is not None, "the worker left no answer"
     if kept[0].status == "not_proven":
         pytest.skip(f"the index could not be asked here: {kept[0].reason}")
-    second = Prover(python, {}, pip, environ=environ, cwd=str(tmp_path), cache=cache, workers=True)
+    second = Prover(Target(python, {}, pip, environ, str(tmp_path)), cache=cache, workers=True)
     start = time.monotonic()
     answer = second.answer(fix, time.monotonic(), operations)
     second.close()

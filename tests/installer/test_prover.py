@@ -17,7 +17,7 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     with pip's own OSError line. That is the machine, not an answer about the command: the fix
     stays, not proven, with pip's line; never "the installer refused it"."""
     from tests.installer.shellwords import read_command
-    from tf_gpucheck.installer.proof import prove
+    from tf_gpucheck.installer.proof import Target, prove
 
     python = venv_with_pip(tmp_path / "venv")
     tiny_wheel(tmp_path / "wheels")
@@ -30,7 +30,7 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     assert len(operations) == 1
     pip = versions(python)["pip"]
 
-    proof = prove(operations[0], str(limited), {}, pip, environ=environ, cwd=str(tmp_path))
+    proof = prove(operations[0], Target(str(limited), {}, pip, environ, str(tmp_path)))
     assert proof.status == "not_proven", proof
     assert "the installer could not run here" in proof.reason
     assert "OSError" in proof.reason
@@ -40,7 +40,7 @@ def test_an_installer_that_cannot_write_is_not_proven_rather_than_refused(tmp_pa
     # a command is proven with the interpreter it names)
     unlimited, _, why = read_command(f'{python} -m pip install "tiny-pkg==1.0"')
     assert not why
-    free = prove(unlimited[0], str(python), {}, pip, environ=environ, cwd=str(tmp_path))
+    free = prove(unlimited[0], Target(str(python), {}, pip, environ, str(tmp_path)))
     assert free.status == "proven", free
     assert free.changes == {"tiny-pkg": (None, "1.0")}
 
@@ -51,7 +51,7 @@ def test_a_dry_run_stopped_at_the_deadline_leaves_nothing_in_tmp(tmp_path: Path)
     the proof's deadline cannot clean up: the proof gives pip a TMPDIR of its own and removes it.
     Here an installer that writes there and never answers stands in for a stalled download."""
     from tests.installer.shellwords import read_command
-    from tf_gpucheck.installer.proof import prove
+    from tf_gpucheck.installer.proof import Target, prove
 
     seen = tmp_path / "tmpdir-seen"
     stalled = tmp_path / "stalled-python"
@@ -65,7 +65,7 @@ def test_a_dry_run_stopped_at_the_deadline_leaves_nothing_in_tmp(tmp_path: Path)
     stalled.chmod(0o755)
     operations, _, why = read_command(f'{stalled} -m pip install "tiny-pkg==1.0"')
     assert not why
-    proof = prove(operations[0], str(stalled), {}, "25.2", 3, environ=dict(os.environ))
+    proof = prove(operations[0], Target(str(stalled), {}, "25.2", dict(os.environ)), 3)
     assert proof.status == "not_proven", proof  # no answer is no refusal
     assert "had not answered in 3 s" in proof.reason
     used = Path(seen.read_text().strip())

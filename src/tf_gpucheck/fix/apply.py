@@ -34,17 +34,18 @@ from tf_gpucheck.fix.environment import (
 )
 from tf_gpucheck.fix.plan import TENSORFLOW_DISTRIBUTIONS, Step
 from tf_gpucheck.installer.operations import Operation
-from tf_gpucheck.installer.proof import Proof, last_line, uv_executable
+from tf_gpucheck.installer.proof import Proof, Target, last_line, uv_executable
 from tf_gpucheck.installer.proof import prove as prove_command
 
 
 def prove(operation: Operation, env: Environment, timeout_s: float = 600.0) -> Proof:
     """What ``operation`` would change in ``env``, from the installer's own dry run."""
     root = os.path.realpath(env.prefix).rstrip(os.sep) + os.sep
-    outside = [
+    outside = frozenset(
         d.name for d in env.dists if env.in_venv and not os.path.realpath(d.info).startswith(root)
-    ]
-    return prove_command(operation, env.python, env.versions(), env.pip, timeout_s, outside=outside)
+    )
+    target = Target(env.python, env.versions(), env.pip, outside=outside)
+    return prove_command(operation, target, timeout_s)
 
 
 def conda_owned(proof: Proof, env: Environment) -> str | None:

@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -26,6 +26,49 @@ from tf_gpucheck.installer.operations import Operation
 
 REPORT_PIP = Version("22.2")
 """pip's ``install --dry-run --report`` (pip 22.2 release notes)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the installer is asked: the target's interpreter, the versions installed in it, its
+    pip's version (``None``: no pip), the user's variables and folder, and the distributions it
+    sees that lie outside a virtual environment (the user site, the base's site-packages)."""
+
+    python: str
+    versions: Mapping[str, str] = field(default_factory=dict)
+    pip: str | None = None
+    environ: Mapping[str, str] | None = None
+    cwd: str | None = None
+    outside: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "python": self.python,
+            "versions": dict(self.versions),
+            "pip": self.pip,
+            "environ": dict(self.environ) if self.environ is not None else None,
+            "cwd": self.cwd,
+            "outside": sorted(self.outside),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Target:
+        """The inverse of :meth:`to_json` (a worker's request); ``TypeError``/``KeyError`` on a
+        request of another shape."""
+        versions, environ, outside = data["versions"], data["environ"], data["outside"]
+        if not isinstance(versions, dict) or not isinstance(outside, list):
+            raise TypeError("versions: expected an object, outside: a list")
+        if environ is not None and not isinstance(environ, dict):
+            raise TypeError("environ: expected an object")
+        pip, cwd = data["pip"], data["cwd"]
+        return cls(
+            str(data["python"]),
+            {str(k): str(v) for k, v in versions.items()},
+            None if pip is None else str(pip),
+            None if environ is None else {str(k): str(v) for k, v in environ.items()},
+            None if cwd is None else str(cwd),
+            frozenset(str(n) for n in outside),
+        )
 
 
 @dataclass(frozen=True)
@@ -57,22 +100,12 @@ def uv_executable() -> str | None:
     return shutil.which("uv")
 
 
-def prove(
-    operation: Operation,
-    python: str,
-    now: dict[str, str],
-    pip: str | None,
-    timeout_s: float = 600.0,
-    *,
-    environ: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    outside: Collection[str] = (),
-) -> Proof:
-    """What ``operation`` would change in the environment of ``python`` (``now``: its versions;
-    ``pip``: its pip's version or ``None``), from the installer's own dry run. ``outside``: the
-    distributions it sees that lie outside a virtual environment (the user site, the base's
-    site-packages): the venv's pip leaves them ("Not uninstalling ... outside environment"),
-    its base interpreter's pip (``operation.python``) removes those."""
+def prove(operation: Operation, target: Target, timeout_s: float = 600.0) -> Proof:
+    """What ``operation`` would change in ``target``, from the installer's own dry run. What lies
+    outside a virtual environment (``target.outside``) the venv's pip leaves ("Not uninstalling
+    ... outside environment"); its base interpreter's pip (``operation.python``) removes those."""
+    python, now, pip = target.python, dict(target.versions), target.pip
+    environ, cwd, outside = target.environ, target.cwd, target.outside
     if operation.verb == "uninstall":
         names = [normal(n) for n in operation.names()]
         away = {normal(n) for n in outside}

@@ -17,12 +17,12 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tf_gpucheck import _cache
-from tf_gpucheck.installer.proof import Proof
+from tf_gpucheck.installer.proof import Proof, Target
 
 MAX_AGE_S = 24 * 3600.0
 """An answer is reused for a day: the package index changes, a day-old resolution may not."""
@@ -67,34 +67,25 @@ class ProofKey:
     digest: str
 
     @classmethod
-    def of(
-        cls,
-        fix: str,
-        python: str,
-        versions: Mapping[str, str],
-        pip: str | None,
-        *,
-        environ: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-        outside: Collection[str] = (),
-    ) -> ProofKey:
+    def of(cls, fix: str, target: Target) -> ProofKey:
+        python, environ = target.python, target.environ
         env = os.environ if environ is None else environ
         settings = {k: v for k, v in env.items() if k.startswith(SETTINGS)}
         files = {f: _digest(f) for f in config_files(env, python)}
-        folder = cwd or os.getcwd()
+        folder = target.cwd or os.getcwd()
         local = {  # uv reads the project's own settings from the folder it runs in
             name: _digest(os.path.join(folder, name)) for name in ("uv.toml", "pyproject.toml")
         }
         material = {
             "fix": fix,
             "python": os.path.realpath(python),
-            "pip": pip,
-            "versions": sorted(versions.items()),
+            "pip": target.pip,
+            "versions": sorted(target.versions.items()),
             "settings": sorted(settings.items()),
             "files": sorted(files.items()),
             "cwd": folder,
             "local": sorted(local.items()),
-            "outside": sorted(outside),
+            "outside": sorted(target.outside),
         }
         text = json.dumps(material, sort_keys=True, default=str)
         return cls(hashlib.sha256(text.encode("utf-8")).hexdigest())

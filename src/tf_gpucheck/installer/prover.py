@@ -24,13 +24,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from tf_gpucheck.installer.intent import NOT_ASKED
 from tf_gpucheck.installer.operations import Operation
-from tf_gpucheck.installer.proof import Proof, prove
+from tf_gpucheck.installer.proof import Proof, Target, prove
 from tf_gpucheck.installer.proofcache import ProofCache, ProofKey, age_words
 
 DEFAULT_BUDGET_S = 0.0
@@ -63,23 +62,13 @@ class Prover:
 
     def __init__(
         self,
-        python: str,
-        versions: Mapping[str, str],
-        pip: str | None,
+        target: Target,
         *,
-        environ: Mapping[str, str] | None = None,
-        cwd: str | None = None,
         timeout_s: float = 600.0,
-        outside: Collection[str] = (),
         cache: ProofCache | None = None,
         workers: bool | None = None,
     ) -> None:
-        self.python = python
-        self.outside = frozenset(outside)
-        self.versions = dict(versions)
-        self.pip = pip
-        self.environ = dict(environ) if environ is not None else None
-        self.cwd = cwd
+        self.target = target
         self.timeout_s = timeout_s
         self.cache = cache if cache is not None else ProofCache()
         self.workers = detached() if workers is None else workers
@@ -104,15 +93,7 @@ class Prover:
         return (), "a fix in words: nothing the installer is asked"
 
     def key(self, fix: str) -> ProofKey:
-        return ProofKey.of(
-            fix,
-            self.python,
-            self.versions,
-            self.pip,
-            environ=self.environ,
-            cwd=self.cwd,
-            outside=self.outside,
-        )
+        return ProofKey.of(fix, self.target)
 
     def submit(self, fix: str, operations: tuple[tuple[Operation, ...], str] | None = None) -> None:
         """Start asking about ``fix`` (``operations``: what it runs, as the writer made them)."""
@@ -175,13 +156,8 @@ class Prover:
             "fix": fix,
             "operations": [dataclasses.asdict(o) for o in self.operations(fix)[0]],
             "why_not": self.operations(fix)[1],
-            "python": self.python,
-            "versions": self.versions,
-            "pip": self.pip,
-            "environ": self.environ,
-            "cwd": self.cwd,
+            "target": self.target.to_json(),
             "timeout_s": self.timeout_s,
-            "outside": sorted(self.outside),
             "cache": str(self.cache.folder.parent),
             "key": key.digest,
         }
@@ -226,16 +202,7 @@ class Prover:
         changes: dict[str, tuple[str | None, str | None]] = {}
         by = ""
         for operation in operations:
-            proof = prove(
-                operation,
-                self.python,
-                self.versions,
-                self.pip,
-                self.timeout_s,
-                environ=self.environ,
-                cwd=self.cwd,
-                outside=self.outside,
-            )
+            proof = prove(operation, self.target, self.timeout_s)
             if not proof.ok:
                 return proof
             changes.update(proof.changes)

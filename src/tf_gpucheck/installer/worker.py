@@ -16,6 +16,7 @@ from pathlib import Path
 
 def main() -> int:
     from tf_gpucheck.installer.operations import Operation
+    from tf_gpucheck.installer.proof import Target
     from tf_gpucheck.installer.proofcache import ProofCache, ProofKey
     from tf_gpucheck.installer.prover import Prover
 
@@ -24,13 +25,8 @@ def main() -> int:
         key = ProofKey(str(request["key"]))
         cache = ProofCache(Path(request["cache"]))
         prover = Prover(
-            request["python"],
-            request["versions"],
-            request["pip"],
-            environ=request["environ"],
-            cwd=request["cwd"],
+            Target.from_json(request["target"]),
             timeout_s=float(request["timeout_s"]),
-            outside=request["outside"],
             cache=cache,
             workers=False,
         )

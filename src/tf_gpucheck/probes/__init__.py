@@ -131,23 +131,26 @@ class LiveProbes:
 
     def prover(self) -> Prover | None:
         """The target's installer, to prove fixes with (after :meth:`interpreter`)."""
+        from tf_gpucheck.installer.proof import Target
         from tf_gpucheck.installer.prover import Prover
 
         facts = self._facts
         if facts is None or facts.error:
             return None
-        return Prover(
+        outside = frozenset(
+            d.name
+            for d in facts.distributions
+            if facts.kind == "venv" and d.location not in ("site", None)
+        )
+        target = Target(
             self.python,
             {d.name: d.version for d in facts.distributions},
             facts.pip_version,
-            environ=self.environ,
-            cwd=self.cwd,
-            outside=[
-                d.name
-                for d in facts.distributions
-                if facts.kind == "venv" and d.location not in ("site", None)
-            ],
+            self.environ,
+            self.cwd,
+            outside,
         )
+        return Prover(target)
 
     def installer(self, facts: InterpreterFacts) -> InstallerInfo | None:
         from tf_gpucheck.probes.installer import probe_installer
