@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -218,3 +220,30 @@ def test_detect_shows_the_other_frameworks(run_cli: Any) -> None:
     assert "PyTorch 2.11.0 (CUDA 13.0)  uses the GPU: cuda:0 NVIDIA A100-SXM4-80GB" in out
     out = run_cli(["detect"], SnapshotProbes(scenario("no-framework-sees-gpu"))).stdout
     assert "PyTorch 2.5.1 (CUDA 12.4)  no GPU: RuntimeError: Unexpected error from" in out
+
+
+def _staged(python: str, child: str, *args: str, folder: Path) -> dict[str, Any]:
+    from tf_gpucheck._children import script
+
+    out = folder / f"{child}.json"
+    flag = "-I" if python == sys.executable else "-E"  # Python 2.7 has no -I
+    subprocess.run(
+        [python, flag, script(child), *args, str(out)],
+        capture_output=True, check=False, timeout=120, cwd=str(folder),
+    )  # fmt: skip
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
+def test_the_staged_children_report_in_isolated_mode_and_on_python_2_7(tmp_path: Path) -> None:
+    # -I (and PYTHONSAFEPATH) leave a script's own folder off sys.path: the children find their
+    # shared report writer beside them all the same, in the syntax Python 2.7 still reads
+    from tests.test_target import pyenv_python
+
+    isolated = _staged(sys.executable, "framework_probe", "cupy", folder=tmp_path)
+    assert isolated["stage"] == "done"
+    assert "cupy" in isolated["error"]
+    old = pyenv_python("2.7")
+    assert _staged(old, "framework_probe", "cupy", folder=tmp_path)["stage"] == "done"
+    tf = _staged(old, "tf_probe", folder=tmp_path)
+    assert (tf["stage"], tf["installed"]) == ("import", False)

@@ -13,7 +13,6 @@ f-strings, no annotations), like interpreter_probe.
 
 from __future__ import print_function
 
-import json
 import os
 import sys
 import time
@@ -24,6 +23,9 @@ try:  # only for the type comments; the typing module exists from Python 3.5
     from typing import Any, Dict, Optional, Tuple
 except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
     Any = Dict = Optional = Tuple = None  # type: ignore[assignment,misc]
+
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # the folder of this child, last
+import _gpucheck_staged  # type: ignore[import-not-found]
 
 CHECKSUM = 3680.0
 """sum(A @ A.T) for A = arange(16).reshape(4, 4): exact in float32."""
@@ -38,16 +40,7 @@ _out_path = sys.argv[2] if len(sys.argv) > 2 else None
 
 def _save(stage):
     # type: (str) -> None
-    _report["stage"] = stage
-    if _out_path is None:
-        return
-    tmp = _out_path + ".tmp"
-    with open(tmp, "w") as handle:
-        json.dump(_report, handle, default=str)
-    if hasattr(os, "replace"):
-        os.replace(tmp, _out_path)
-    else:  # pragma: no cover - Python 2.7 (rename replaces on POSIX)
-        os.rename(tmp, _out_path)
+    _gpucheck_staged.save(_report, _out_path, stage)
 
 
 def _error(exc):
@@ -105,7 +98,7 @@ def probe_torch():
     ]
     _save("gpu op")
     a = torch.arange(16, dtype=torch.float32, device="cuda:0").reshape(4, 4)
-    checksum = float((a @ a.T).sum().item())  # .item() waits for the device
+    checksum = float(torch.matmul(a, a.T).sum().item())  # .item() waits for the device
     _checked(checksum)
 
 
@@ -160,7 +153,7 @@ def probe_jax():
     import numpy as np
 
     a = jax.device_put(np.arange(16, dtype=np.float32).reshape(4, 4), gpus[0])
-    checksum = float(jax.numpy.sum(a @ a.T).block_until_ready())
+    checksum = float(jax.numpy.sum(jax.numpy.matmul(a, a.T)).block_until_ready())
     _checked(checksum)
 
 
@@ -189,7 +182,7 @@ def probe_cupy():
         return
     _save("gpu op")
     a = cupy.arange(16, dtype=cupy.float32).reshape(4, 4)
-    checksum = float((a @ a.T).sum().get())
+    checksum = float(cupy.matmul(a, a.T).sum().get())
     _checked(checksum)
 
 

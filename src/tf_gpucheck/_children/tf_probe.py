@@ -9,7 +9,6 @@ TensorFlow 2.x release supported (2.7 and 3.5+).
 
 from __future__ import print_function
 
-import json
 import os
 import sys
 import time
@@ -20,6 +19,9 @@ try:  # only for the type comments; the typing module exists from Python 3.5
 except ImportError:  # pragma: no cover - Python 2.7 without the typing backport
     Any = Dict = List = Optional = None  # type: ignore[assignment,misc]
 
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # the folder of this child, last
+import _gpucheck_staged  # type: ignore[import-not-found]
+
 _report = {"installed": None}  # type: Dict[str, Any]
 _out_path = sys.argv[1] if len(sys.argv) > 1 else None  # type: Optional[str]
 _clock = getattr(time, "perf_counter", time.time)
@@ -27,13 +29,7 @@ _clock = getattr(time, "perf_counter", time.time)
 
 def _save(stage):
     # type: (str) -> None
-    _report["stage"] = stage
-    if _out_path is None:
-        return
-    tmp = _out_path + ".tmp"
-    with open(tmp, "w") as handle:
-        json.dump(_report, handle, default=str)
-    getattr(os, "replace", os.rename)(tmp, _out_path)  # os.replace: Python 3.3+
+    _gpucheck_staged.save(_report, _out_path, stage)
 
 
 def _plain(value):
