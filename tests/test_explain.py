@@ -124,6 +124,34 @@ def test_pip_refusing_a_release_for_this_python_gets_an_install_that_works() -> 
     assert first.fix is not None
 
 
+def test_a_wheel_built_for_another_python_is_that_pythons_file() -> None:
+    # the pip-py311-cp38wheel run: the command typed (its README), `python -V` of that CPython
+    # 3.11.7, and pip's refusal; the command's own file name is no statement of the Python
+    refusal = (REAL / "pip-py311-cp38wheel_pip-install.stderr").read_text()
+    wheel = "MarkupSafe-2.1.5-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    text = f"$ python -V\nPython 3.11.7\n$ python -m pip install --progress-bar off whl38/{wheel}\n{refusal}"
+    result = explain(text, load_matrix())
+    assert result.stated.python_version == "3.11.7"
+    first = result.report.first_fix
+    assert first is not None
+    assert first.cause == "python_unsupported"
+    assert "CPython 3.8 (its cp38 tag)" in first.summary
+    assert first.fix is not None
+    assert "use Python 3.8 for this file" in first.fix
+    recognised = [line.text for line in result.lines]
+    assert any(t.startswith((wheel, f"ERROR: {wheel}")) for t in recognised)
+
+
+def test_a_python_outside_a_packages_requires_python_is_the_cause() -> None:
+    # the pip-py311-reqpython run: a wheel whose Requires-Python excludes CPython 3.11.7
+    text = (REAL / "pip-py311-reqpython_pip-install.stderr").read_text()
+    first = explain(text, load_matrix()).report.first_fix
+    assert first is not None
+    assert first.cause == "python_unsupported"
+    assert first.fix is not None
+    assert "for typing, or a typing release whose Requires-Python holds Python 3.11.7" in first.fix
+
+
 def test_a_pin_of_tensorflows_extra_the_index_lacks_is_not_a_python_problem() -> None:
     """`pip install --dry-run "tensorflow[and-cuda]==2.14.1"` on Python 3.11, on this machine:
     pip cannot meet the extra's `tensorrt==8.5.3.1` (the index offers 8.6.1 and later), and its

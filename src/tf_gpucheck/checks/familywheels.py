@@ -15,6 +15,7 @@ judged then. A Python that no platform ever had a wheel for is the Python's doin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from tf_gpucheck import knowledge
@@ -168,3 +169,56 @@ def tensorflow_had_wheels_for(stated: textfacts.StatedFacts, python: str) -> tup
     if day <= first_day:
         return None
     return str(day), f"tensorflow {release}, {first_day}"
+
+
+_WHEEL_NAME = re.compile(
+    r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<python>[^-]+)-(?P<abi>[^-]+)"
+    r"-(?P<platform>[^-]+)\.whl$"
+)
+"""A wheel's file name (PEP 427): name, version, an optional build tag, then its tags (PEP 425)."""
+_CPYTHON_TAG = re.compile(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
+
+
+def wheel_for_another_python(
+    stated: textfacts.StatedFacts, evidence: Sequence[diagnosis.Evidence]
+) -> list[Finding]:
+    """pip's "FILE.whl is not a supported wheel on this platform" where the Python tag in the
+    file's name (PEP 425: ``cp35`` is CPython 3.5) is not the Python the text states: the file
+    was built for another interpreter, and pip installs a wheel only into a Python its tags
+    name. A pure-Python tag (``py3``) or a wheel for the stated Python says nothing of it (its
+    ABI or platform tag is then what does not fit)."""
+    python = stated.python_version
+    if not python:
+        return []
+    series = _series(python)
+    for item in evidence:
+        rule, file = item.line.rule, item.line.library
+        if rule is None or rule.id != "pip_unsupported_wheel" or not file:
+            continue
+        named = _WHEEL_NAME.match(file)
+        tags = named["python"].split(".") if named else []
+        pythons = [m for m in map(_CPYTHON_TAG.match, tags) if m]
+        if not named or not pythons or len(pythons) != len(tags):
+            continue
+        built = [f"{m['major']}.{m['minor']}" for m in pythons]
+        if series in built:
+            continue
+        words = stated.span_of("python_version") or f"Python {python}"
+        which = " or ".join(built)
+        return [
+            Finding(
+                "python",
+                Status.FAIL,
+                f"{file} was built for CPython {which} (its {named['python']} tag) and the text "
+                f"says {words!r}: pip installs a wheel only into a Python its tags name",
+                "a wheel's file name carries its tags (PEP 425: Python, ABI, platform); python "
+                "-m pip debug --verbose lists the tags an interpreter accepts\n(judged on what "
+                "the text states)",
+                f"use Python {which} for this file, or the {named['name']} {named['version']} "
+                f"wheel built for Python {series} where that release has one (gpucheck matrix "
+                "lists the Pythons of each TensorFlow release)",
+                "python_unsupported",
+                stated=(words,),
+            )
+        ]
+    return []

@@ -493,6 +493,18 @@ def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | 
 
 @remedy("python_unsupported")
 def _python(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str:
+    from packaging.utils import canonicalize_name
+
+    for item in evidence:  # pip's "Package 'X' requires a different Python: 3.11.7 not in '<3.5'"
+        rule = item.line.rule
+        refused = rule.pattern.search(item.line.message) if rule else None
+        if rule and rule.id == "pip_requires_python" and refused and refused["lib"]:
+            name, spec = refused["lib"], refused["spec"]
+            if canonicalize_name(name) not in stale.TENSORFLOW_NAMES and spec:
+                return (
+                    f"use a Python in {spec!r} for {name}, or a {name} release whose "
+                    f"Requires-Python holds Python {refused['version']}"
+                )
     row = _row(known, matrix)
     if row:
         return f"use a Python in {row.python} (TensorFlow {row.version}), or a TensorFlow release for your Python"

@@ -77,6 +77,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         *_managed_runtime_findings(stated, evidence, matrix, known),
         *_python_pip_cannot_serve(lines, stated, evidence, matrix),
         *familywheels.family_pip_cannot_serve(stated, evidence, index_answered(lines)),
+        *familywheels.wheel_for_another_python(stated, evidence),
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
         *stated_checks(stated, matrix),

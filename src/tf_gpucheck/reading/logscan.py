@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from tf_gpucheck.reading import logrules
 from tf_gpucheck.reading.logrules import Kind, Rule
-from tf_gpucheck.reading.textlines import normalise
+from tf_gpucheck.reading.textlines import TERMINAL_WIDTHS, normalise
 
 __all__ = ["Kind", "LogLine", "Rule", "classify", "find_rule", "normalise", "parse"]
 
@@ -165,10 +165,21 @@ def _joined(first: str, second: str) -> str | None:
         return None
     message = _split(first)[2]
     rules = _index()[0]
+    alone = _match(second)
     for separator, rest in (("", second), (" ", second.lstrip())):
         merged = message + separator + rest
         hit = _match(merged)
         if hit is None:
+            continue
+        if (
+            not separator
+            and alone is not None
+            and alone[0] == hit[0]
+            and rules[hit[0]].pattern.match(second)
+            and len(first) not in TERMINAL_WIDTHS
+        ):
+            # the message is whole at the start of the second line ("X.whl is not a supported
+            # wheel" after the command that named X.whl): no word was cut at the junction
             continue
         found = rules[hit[0]].pattern.search(merged)
         if found and found.start() < len(message) and found.end() > len(message) + len(separator):

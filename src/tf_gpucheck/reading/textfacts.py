@@ -82,6 +82,7 @@ _PY_STATED = re.compile(
 _PY_POSIX_PATH = re.compile(r"/lib/python(?P<v>\d+\.\d+)/(?:site|dist)-packages/")
 _PY_WIN_PATH = re.compile(r"[\\/]Python(?P<major>[23])(?P<minor>\d{1,2})(?:-32)?[\\/]", re.I)
 _PY_PIP = re.compile(r"^pip \S+ from .+ \(python (?P<v>\d+\.\d+)\)\s*$")
+_REFUSED_WHEEL = re.compile(r"(?P<file>[\w.+-]+\.whl) is not a supported wheel on this platform")
 _PY_WHEEL_TAG = re.compile(r"-cp(?P<major>3)(?P<minor>\d{1,2})-cp3\d{1,2}m?-")
 
 _OS_WINDOWS = re.compile(
@@ -261,6 +262,11 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     rules = factrules.load() if len(lines) <= PASTE_LINES else None
     seen: dict[tuple[str, str], tuple[tuple[str, str, int, str | None], ...]] = {}
     heard = _Heard()
+    refused = frozenset(
+        match["file"]
+        for line in lines
+        if "not a supported wheel" in line and (match := _REFUSED_WHEEL.search(line))
+    )
     for index, pasted in enumerate(lines):
         # "tf version is `2.1.0`": Markdown's code marks dropped
         line = _INLINE_CODE.sub(r"\1", pasted) if "`" in pasted else pasted
@@ -275,7 +281,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
         said = seen.get(pair)  # a job log repeats its lines: each pair is read once
         if said is None:
             heard.said = []
-            _versions(heard, line, previous, index)
+            _versions(heard, line, previous, index, refused)
             _platform(heard, line, previous, index)
             said = tuple(heard.said)
             if len(seen) < 100_000:
@@ -538,7 +544,9 @@ def _found_device(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _versions(found: _Collector, line: str, previous: str, index: int) -> None:
+def _versions(
+    found: _Collector, line: str, previous: str, index: int, refused: frozenset[str] = frozenset()
+) -> None:
     low = line.lower()  # each group of patterns only where its words are
     if "nvidia-smi" in low:
         header = _SMI_HEADER.search(line)
@@ -582,10 +590,11 @@ def _versions(found: _Collector, line: str, previous: str, index: int) -> None:
         match = _PY_WIN_PATH.search(line)
         if match:
             found.add("python_version", f"{match['major']}.{match['minor']}", index)
-    # "...-cp38-...whl is not a supported wheel on this platform": that wheel is not this Python's
+    # "...-cp38-...whl is not a supported wheel on this platform": that wheel is not this Python's,
+    # nor is the same file named on another line (the command that fetched it)
     if "-cp3" in line and "not a supported wheel" not in low:
         match = _PY_WHEEL_TAG.search(line)
-        if match:
+        if match and not any(file in line for file in refused):
             found.add("python_version", f"{match['major']}.{match['minor']}", index)
 
     if not any(w in low for w in ("cuda_version", "cudnn_version", "compiled with", "this url")):

@@ -102,7 +102,7 @@ _STARTS_NEW = re.compile(
 )
 # Terminal widths at which a hard wrap cuts a line (mid-word: joined back without a space).
 _REPL = ("In ", "In[", "Out")
-_TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200})
+TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200})
 # Editors and e-mail wrap at a space before this column; a longer line was not re-wrapped.
 _SOFT_WRAP_MAX = 132
 _SENTENCE_END = (".", ":", ";", "!", "?", ")", "]", '"', "'")
@@ -171,7 +171,7 @@ def normalise_lines(raws: Iterable[str]) -> Iterator[str]:
             last_segment = 0
             continue
         if pending is not None and last_segment and _continues(pending, line, last_segment):
-            if last_segment in _TERMINAL_WIDTHS:
+            if last_segment in TERMINAL_WIDTHS:
                 pending += (" " if trailing_space else "") + line
             else:
                 pending += " " + line.lstrip()
@@ -189,7 +189,7 @@ def _continues(previous: str, line: str, previous_segment: int) -> bool:
     prefix = _LOG_PREFIX.match(previous)
     if not prefix or _STARTS_NEW.match(line):
         return False
-    if previous_segment in _TERMINAL_WIDTHS:
+    if previous_segment in TERMINAL_WIDTHS:
         return not (previous.endswith(".") and line.lstrip()[:1].isupper())
     if not previous[prefix.end() :].strip():
         return True  # the prefix alone: its message is on the next line
