@@ -1056,3 +1056,19 @@ def test_tensorflows_own_no_device_line_is_not_the_writer_saying_there_is_no_gpu
     report = explain(text, load_matrix(), title="no NVIDIA GPU device is present!").report
     assert report.verdict.value != "ok"
     assert any(f.cause == "container_no_gpu" for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/xuyanfu/TensorFlow_RLRE/issues/12
+        "训练RL模型效率非常慢\n跑在GPU上，比跑在CPU上还要慢。这可能是什么原因导致的呢？",
+        # https://github.com/stanleylsx/entity_extractor_by_ner/issues/32
+        "predict接口 cpu下推理速度比GPU下快\n请教一个问题，predict.py代码在cpu下的性能压测竟然比"
+        "GPU下快，不知道楼主有没有遇到过，谢谢。",
+    ],
+)
+def test_a_gpu_the_writer_finds_slower_than_the_cpu_is_waiting_for_work(text: str) -> None:
+    first = explain(text, load_matrix()).report.first_fix
+    assert first is not None
+    assert first.cause == "gpu_underused"

@@ -84,6 +84,21 @@ _NAMED_SYMPTOMS = (
         re.compile(rf"{_START}[^.?!\n]{{0,60}}\b{_SLOW}|\b{_SLOW}[^.?!\n]{{0,60}}{_START}"),
         ("start", "first", "initiali", "warm", "before", "creat"),
     ),
+    (
+        "gpu_underused",
+        re.compile(
+            r"\bgpu\b[^.?!\n]{0,40}\bslower than\b[^.?!\n]{0,30}\bcpu\b"
+            r"|\bslower (?:on|with|using) (?:the |my |a )?gpu\b[^.?!\n]{0,30}\b(?:than|vs\.?)\b"
+            r"[^.?!\n]{0,20}\bcpu\b"
+            r"|\bcpu\b[^.?!\n]{0,40}\bfaster than\b[^.?!\n]{0,30}\bgpu\b"
+            r"|\bfaster (?:on|with|using) (?:the |my |a )?cpu\b[^.?!\n]{0,30}\bthan\b[^.?!\n]{0,20}\bgpu\b"
+            r"|gpu[^。？！\n]{0,20}比[^。？！\n]{0,10}cpu[^。？！\n]{0,10}慢"
+            r"|cpu[^。？！\n]{0,20}比[^。？！\n]{0,10}gpu[^。？！\n]{0,10}快"
+            r"|cpu[^。？！\n]{0,6}(?:より|보다)[^。？！\n]{0,10}(?:遅|느)"
+            r"|gpu[^。？！\n]{0,6}(?:より|보다)[^。？！\n]{0,10}(?:速|빠)"
+        ),
+        ("slower", "faster", "比", "より", "보다"),
+    ),
 )
 """A failure the writer names in words whose cause is that failure: "it raised OOM error",
 "OOM after print". The model may rank a neighbour first where no log line is pasted (a slow or
@@ -93,8 +108,12 @@ minutes", "a long time before beginning to compute", "creating GPU device take a
 Minutes") is the driver JIT-compiling PTX for a GPU
 the build has no binary kernels for: TensorFlow's own warning says "CUDA kernels will be
 jit-compiled from PTX, which could take 30 minutes or longer" (gpu_device.cc); it is ruled out
-where the stated release has binary kernels for every GPU the text names. Either, named by
-the writer, is a failure even where every line the rules know is harmless or good."""
+where the stated release has binary kernels for every GPU the text names. A GPU the writer
+finds slower than the CPU ("GPU is slower than CPU", "比跑在CPU上还要慢", "cpu下...比GPU下快") is a
+GPU left waiting for work: a model or batch too small for its launch and copy overhead, or an
+input pipeline that cannot feed it (causes.yaml, gpu_underused); the faults that slow a GPU
+down say so in their own lines. Each, named by the writer, is a failure even where every line
+the rules know is harmless or good."""
 
 
 _LOGGED = re.compile(
