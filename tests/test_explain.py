@@ -1072,3 +1072,47 @@ def test_a_gpu_the_writer_finds_slower_than_the_cpu_is_waiting_for_work(text: st
     first = explain(text, load_matrix()).report.first_fix
     assert first is not None
     assert first.cause == "gpu_underused"
+
+
+# https://github.com/bojone/bert4keras/issues/373: versions stated, a Keras import error, and no
+# word of a GPU anywhere
+NO_GPU_WORDS = """请教一下大家的配置问题，在导入keras时总是版本错误报错。
+我的配置 mac os 10.15.7 (19H2)
+python 3.6
+keras==2.3.1
+tensorflow==1.14
+两者都是直接使用pip3安装，但是导入keras时/运行程序时报错：
+`AttributeError: module 'tensorflow._api.v1.compat.v2.compat' has no attribute 'v1'`
+"""
+
+
+def test_a_build_without_gpu_support_is_no_fault_where_the_text_names_no_gpu() -> None:
+    report = explain(NO_GPU_WORDS, load_matrix()).report
+    first = report.first_fix
+    assert first is not None
+    assert first.cause not in ("tf_cpu_only_build", "macos_no_cuda")
+    notes = {
+        f.cause: f.status
+        for f in report.findings
+        if f.cause in ("tf_cpu_only_build", "macos_no_cuda")
+    }
+    # said beside what the text is about, below it
+    assert set(notes) == {"tf_cpu_only_build", "macos_no_cuda"}
+    assert all(status.severity < first.status.severity for status in notes.values())
+    # the same facts in a text that wants the GPU: the CPU build is the fault again
+    wanted = explain(NO_GPU_WORDS + "训练时没有用到GPU\n", load_matrix()).report
+    assert wanted.first_fix is not None
+    assert wanted.first_fix.cause in ("tf_cpu_only_build", "macos_no_cuda")
+
+
+def test_keras_before_it_followed_tensorflows_numbers_is_tf_keras() -> None:
+    from tf_gpucheck.checks import remedies
+    from tf_gpucheck.checks.diagnosis import Known
+
+    fix = remedies.fix_for(Known(tf_version="1.14"), load_matrix())("keras_mismatch", [])
+    assert fix is not None
+    assert "keras~=1.14" not in fix
+    assert "from tensorflow import keras" in fix
+    later = remedies.fix_for(Known(tf_version="2.12.0"), load_matrix())("keras_mismatch", [])
+    assert later is not None
+    assert "keras~=2.12.0" in later

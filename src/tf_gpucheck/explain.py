@@ -19,7 +19,7 @@ from typing import Protocol
 from tf_gpucheck.checks import diagnosis, remedies, textual, wholetext
 from tf_gpucheck.checks.findings import Report, Status
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.reading import logscan, textfacts, textlines
+from tf_gpucheck.reading import logscan, textfacts, textlines, wanted
 from tf_gpucheck.reading.logrules import Rule
 from tf_gpucheck.similar import Match
 
@@ -261,16 +261,30 @@ def _explain(
     result = diagnosis.diagnose(findings, [], fix_for=remedies.planned(known, matrix))
     report = Report(findings=result.findings, causes=result.causes, hint_info=True)
     first = report.first_fix
-    if first is None or first.status is Status.INFO:
+    # a build or platform without GPU support, in a text that names no GPU, is a note beside
+    # what the text itself is about
+    gpu_note = (
+        first is not None
+        and first.cause in textual.NO_GPU_SUPPORT
+        and not wanted.names_a_gpu(stated, lines)
+    )
+    if first is None or first.status is Status.INFO or gpu_note:
         # no message and no stated fact names a cause, or only lines normal without a GPU do:
         # what the text says as a whole
-        if first is None:
+        if first is None or gpu_note:
             whole = wholetext.whole_reading_findings(
                 lines, findings, classified, stated, known, matrix, model=model
             )
         else:
             whole = wholetext.conditional_reading(lines, findings, classified, stated, model)
             findings = [f for f in findings if not any(f.cause == w.cause for w in whole)]
+        if whole and gpu_note:  # what the text is about leads; the GPU notes follow it
+            findings = [
+                dataclasses.replace(f, status=Status.INFO)
+                if f.cause in textual.NO_GPU_SUPPORT
+                else f
+                for f in findings
+            ]
         if whole:
             result = diagnosis.diagnose(
                 [*findings, *whole], [], fix_for=remedies.planned(known, matrix)

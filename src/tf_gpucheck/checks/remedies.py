@@ -486,7 +486,16 @@ def _keras(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | 
         return intent.install(
             f"tf-keras~={series}.0", note="with TF_USE_LEGACY_KERAS=1; or port the code to Keras 3"
         )
-    if series:
+    if series and (1, 4) <= tuple(int(p) for p in series.split(".")) < (2, 6):
+        # Keras releases follow TensorFlow's numbers from 2.6 (tensorflow/tensorflow RELEASE.md,
+        # 2.6.0: "Keras been split into a separate PIP package (keras)"); from 1.4 up to it,
+        # TensorFlow carries its own (RELEASE.md, 1.4.0: "tf.keras is now part of the core
+        # TensorFlow API")
+        return (
+            f"use the Keras inside TensorFlow {series} (from tensorflow import keras) in place of "
+            "the separately installed keras, or the keras release that names it as supported"
+        )
+    if series and tuple(int(p) for p in series.split(".")) >= (2, 6):
         return intent.install(f"keras~={series}.0")
     return causedocs.fix_where("keras_mismatch", _platforms(known))
 

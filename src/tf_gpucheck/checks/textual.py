@@ -80,11 +80,33 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         *familywheels.wheel_for_another_python(stated, evidence),
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
-        *stated_checks(stated, matrix),
+        *for_a_gpu(stated_checks(stated, matrix), gpu_wanted or wanted.names_a_gpu(stated, lines)),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_wanted),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
     )
     return Read(classified, stated, known, gpu_wanted, findings)
+
+
+NO_GPU_SUPPORT = frozenset(
+    {"tf_cpu_only_build", "macos_no_cuda", "windows_native_unsupported", "platform_unknown"}
+)
+"""Causes that only say TensorFlow cannot use a GPU here: a CPU build, a platform without CUDA
+builds."""
+
+
+def for_a_gpu(findings: Sequence[Finding], gpu_named: bool) -> list[Finding]:
+    """The stated facts' findings, with a build or platform that cannot use a GPU said as a
+    warning, not as the fault, where the text names no GPU (:func:`wanted.names_a_gpu`): the
+    program runs on the CPU as it is, and what the text shows failing (a traceback the rules do
+    not know, an install error) is read first."""
+    if gpu_named:
+        return list(findings)
+    return [
+        dataclasses.replace(f, status=Status.WARN)
+        if f.cause in NO_GPU_SUPPORT and f.status is Status.FAIL
+        else f
+        for f in findings
+    ]
 
 
 def kind_words(kind: str, gpu_expected: bool) -> str:

@@ -8,7 +8,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from tf_gpucheck.checks import diagnosis, remedies
+from tf_gpucheck.checks import diagnosis, remedies, textual
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.installer import commands
 from tf_gpucheck.matrix import Matrix, fit
@@ -331,7 +331,14 @@ def whole_reading_findings(
     reader = model if model is not None else textmodel.load()
     if not isinstance(reader, textmodel.Model):
         return []
-    named = [f for f in findings if f.cause and f.cause not in diagnosis.SYMPTOMS]
+    gpu_named = wanted.names_a_gpu(stated, lines)
+    named = [
+        f
+        for f in findings
+        if f.cause
+        and f.cause not in diagnosis.SYMPTOMS
+        and (gpu_named or f.cause not in textual.NO_GPU_SUPPORT)
+    ]
     if named or not lines:
         return []
     words = wanted.prose(classified)

@@ -41,6 +41,23 @@ NO_GPU_HERE = re.compile(
 """Prose that says there is no GPU there, or that the CPU is wanted ("I run it on the CPU"; not
 "it runs only on the CPU", a complaint): no GPU was missed."""
 
+_GPU_NAMED = re.compile(
+    r"(?<![a-z])(?:gpus?|cuda\w*|cudnn|nvidia)(?![a-z])|显卡|显存|グラフィック|그래픽|видеокарт",
+    re.IGNORECASE,
+)
+
+
+def names_a_gpu(stated: textfacts.StatedFacts, lines: Sequence[str]) -> bool:
+    """Whether the text speaks of a GPU at all: a GPU, driver, CUDA or cuDNN it states, or any
+    word of one (GPU, CUDA, cuDNN, NVIDIA, a GPU build, "显卡"). A text with none is about
+    something else, and a build or platform that cannot use a GPU is no fault of it."""
+    if stated.gpus or stated.driver_version or stated.gpu_requested:
+        return True
+    if stated.cuda_version or stated.cudnn_version:
+        return True
+    return any(_GPU_NAMED.search(line) for line in lines)
+
+
 PROSE_LINES = 5000
 PROSE_CHARS = 1000
 """How much of a text its prose is read in, for these words: the lines people write come first,
