@@ -1116,3 +1116,17 @@ def test_keras_before_it_followed_tensorflows_numbers_is_tf_keras() -> None:
     later = remedies.fix_for(Known(tf_version="2.12.0"), load_matrix())("keras_mismatch", [])
     assert later is not None
     assert "keras~=2.12.0" in later
+
+
+def test_another_package_pip_cannot_find_is_not_fixed_by_installing_tensorflow() -> None:
+    # https://github.com/tensorflow/io/issues/2117
+    text = (
+        'When I run "pip install tensorflow-io"\n\n'
+        "ERROR: Could not find a version that satisfies the requirement tensorflow-io (from "
+        "versions: none)\nERROR: No matching distribution found for tensorflow-io\n"
+    )
+    first = explain(text, load_matrix()).report.first_fix
+    assert first is not None
+    assert first.fix is not None
+    assert "https://pypi.org/project/tensorflow-io/#files" in first.fix
+    assert "tensorflow[and-cuda]" not in first.fix

@@ -186,9 +186,10 @@ def wheel_for_another_python(
     file's name (PEP 425: ``cp35`` is CPython 3.5) is not the Python the text states: the file
     was built for another interpreter, and pip installs a wheel only into a Python its tags
     name. A pure-Python tag (``py3``) or a wheel for the stated Python says nothing of it (its
-    ABI or platform tag is then what does not fit)."""
+    ABI or platform tag is then what does not fit); nor does a text that states no Python (an
+    aarch64 wheel on a Jetson of the right Python is refused for its platform tag)."""
     python = stated.python_version
-    if not python:
+    if python is None:
         return []
     series = _series(python)
     for item in evidence:
@@ -203,8 +204,8 @@ def wheel_for_another_python(
         built = [f"{m['major']}.{m['minor']}" for m in pythons]
         if series in built:
             continue
-        words = stated.span_of("python_version") or f"Python {python}"
         which = " or ".join(built)
+        words = stated.span_of("python_version") or f"Python {python}"
         return [
             Finding(
                 "python",

@@ -17,6 +17,7 @@ from tf_gpucheck.checks.diagnosis import Evidence, Known
 from tf_gpucheck.installer import commands, intent, writer
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease
+from tf_gpucheck.probes.packages import TENSORFLOW_DISTRIBUTIONS
 from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
 
 Remedy = Callable[[Known, Matrix, Sequence[Evidence]], str | Fix | None]
@@ -392,6 +393,15 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
         return intent.install(
             "tensorflow[and-cuda]",
             note="tensorflow-gpu is gone: tensorflow is the GPU build (Linux)",
+        )
+    if said and not said[2] and said[0].lower().replace("_", "-") not in TENSORFLOW_DISTRIBUTIONS:
+        # another package of the family (tensorflow-io, tensorflow-quantum): TensorFlow's own
+        # releases say nothing of which Pythons and platforms it has wheels for
+        stated = f" (Python {known.python_version})" if known.python_version else ""
+        return (
+            f"use a Python and platform {name} has wheels for (its files: "
+            f"https://pypi.org/project/{name}/#files): pip found none of it for this "
+            f"interpreter{stated}"
         )
     if said and said[2]:
         newest = _final(said[2])
