@@ -1130,3 +1130,19 @@ def test_another_package_pip_cannot_find_is_not_fixed_by_installing_tensorflow()
     assert first.fix is not None
     assert "https://pypi.org/project/tensorflow-io/#files" in first.fix
     assert "tensorflow[and-cuda]" not in first.fix
+
+
+def test_no_tensorflow_at_all_for_a_python_the_named_release_supports_is_the_platform() -> None:
+    # https://github.com/tensorflow/tensorflow/issues/42384 (it was a 32-bit Python)
+    text = (
+        "- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Windows 10 Home\n"
+        "- TensorFlow version: 2.3\n- Python version: 3.8\n"
+        "Cannot install any tensorflow version.\n\n"
+        "ERROR: Could not find a version that satisfies the requirement tensorflow (from "
+        "versions: none)\nERROR: No matching distribution found for tensorflow\n"
+    )
+    first = explain(text, load_matrix()).report.first_fix
+    assert first is not None
+    assert first.cause == "install_resolution_failed"
+    assert "the TensorFlow 2.3.0 it names supports Python 3.8" in first.summary
+    assert "32-bit Python" in first.summary

@@ -312,9 +312,10 @@ def _no_wheel_for_platform(
     spec: str,
     python: str,
     dated: tuple[str, str] | None = None,
+    has: str | None = None,
 ) -> Finding:
     words = stated.span_of("python_version") or f"Python {python}"
-    has = (
+    has = has or (
         f"Python {python} came out on {dated[0]}, after PyPI had {name} wheels for it ({dated[1]})"
         if dated
         else f"{name}{spec} has releases for Python {python}"
@@ -365,6 +366,26 @@ def _python_pip_cannot_serve(
     only_previews = bool(offered) and all(_prerelease(v) for v in offered or ())
     if offered == [] and python and _platform_has_no_wheel(lines, matrix, name, spec, python):
         return [_no_wheel_for_platform(stated, name, spec, python)]
+    named = matrix.release(stated.tf_version) if stated.tf_version else None
+    if (
+        offered == []
+        and python
+        and name == "tensorflow"
+        and named is not None
+        and named.supports_python(python)
+        and index_answered(lines)
+    ):
+        # the text names a release that supports its Python: it was written when PyPI had
+        # TensorFlow for that Python, so "none" is the interpreter's platform or bitness
+        return [
+            _no_wheel_for_platform(
+                stated,
+                name,
+                spec,
+                python,
+                has=f"the TensorFlow {named.version} it names supports Python {python}",
+            )
+        ]
     dated = (
         familywheels.tensorflow_had_wheels_for(stated, python)
         if offered == [] and python and name == "tensorflow" and index_answered(lines)
