@@ -42,15 +42,16 @@ NO_GPU_HERE = re.compile(
 "it runs only on the CPU", a complaint): no GPU was missed."""
 
 _GPU_NAMED = re.compile(
-    r"(?<![a-z])(?:gpus?|cuda\w*|cudnn|nvidia)(?![a-z])|显卡|显存|グラフィック|그래픽|видеокарт",
+    r"(?<![a-z])gpus?(?![a-z])|cud(?:a|nn|art)|cublas|nvidia|显卡|显存|グラフィック|그래픽|видеокарт",
     re.IGNORECASE,
 )
 
 
 def names_a_gpu(stated: textfacts.StatedFacts, lines: Sequence[str]) -> bool:
     """Whether the text speaks of a GPU at all: a GPU, driver, CUDA or cuDNN it states, or any
-    word of one (GPU, CUDA, cuDNN, NVIDIA, a GPU build, "显卡"). A text with none is about
-    something else, and a build or platform that cannot use a GPU is no fault of it."""
+    word of one (GPU, CUDA, cuDNN, a CUDA library's name, NVIDIA, a GPU build, "显卡"). A text
+    with none is about something else, and a build or platform that cannot use a GPU is no
+    fault of it."""
     if stated.gpus or stated.driver_version or stated.gpu_requested:
         return True
     if stated.cuda_version or stated.cudnn_version:
