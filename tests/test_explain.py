@@ -1146,3 +1146,17 @@ def test_no_tensorflow_at_all_for_a_python_the_named_release_supports_is_the_pla
     assert first.cause == "install_resolution_failed"
     assert "the TensorFlow 2.3.0 it names supports Python 3.8" in first.summary
     assert "32-bit Python" in first.summary
+
+
+def test_harmless_lines_do_not_settle_a_gpu_the_writer_says_will_not_start() -> None:
+    # https://github.com/Kyubyong/bytenet_translation/issues/2: only TensorFlow 1.x's CPU-feature
+    # notices, under the title "why I can not start my GPU"
+    guard = (
+        "2017-06-14 19:57:14.658704: W tensorflow/core/platform/cpu_feature_guard.cc:45] The "
+        "TensorFlow library wasn't compiled to use SSE4.1 instructions, but these are available "
+        "on your machine and could speed up CPU computations.\n"
+    )
+    text = f"CUDA_VISIBLE_DEVICES=0 python train.py\nGraph loaded\n{guard}"
+    assert explain(text, load_matrix()).report.verdict.value == "ok"  # the lines alone: harmless
+    titled = explain(text, load_matrix(), title="why I can not start my GPU").report
+    assert titled.verdict.value != "ok"

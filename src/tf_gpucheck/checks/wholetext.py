@@ -379,8 +379,11 @@ def whole_reading_findings(
         and not named_failure
         and not _says(_SYMPTOM, _SYMPTOM_KEYS, words)
         and not _broke(classified)
+        and not wanted.says_gpu_missed(stated, classified, wanted.says_no_gpu_here(words))
     ):
-        return []  # the rules know every message here as harmless: words do not override them
+        # the rules know every message here as harmless, and the writer names no symptom and
+        # no GPU wanted and not had: words do not override them
+        return []
     try:
         title = causedocs.doc(code).title
     except Exception:  # a model trained on a code this build no longer documents

@@ -14,10 +14,11 @@ GPU_BUILDS = frozenset({"tensorflow-gpu", "tf-nightly-gpu"})
 """The distributions that are a GPU build by name."""
 
 GPU_MISSED = re.compile(
-    r"(?i)\b(?:not|never|isn't|doesn't|does not|don't|do not|can't|cannot|couldn't|could not|"
-    r"won't|unable to|fails? to|failed to)\s+(?:be\s+)?(?:use[sd]?|using|see[sn]?|seeing|find|"
-    r"found|detect(?:ed|s)?|recogni[sz]e[sd]?|utili[sz]e[sd]?|run(?:ning)? on|access)\s+"
-    r"(?:the |my |any |a |an )?(?:nvidia )?gpus?\b"
+    r"(?i)\b(?:not|never|isn't|doesn't|does not|don't|do not|can't|cannot|can not|couldn't|"
+    r"could not|won't|unable to|(?:is |am |are |was )?not able to|fails? to|failed to)\s+"
+    r"(?:be\s+)?(?:use[sd]?|using|see[sn]?|seeing|find|found|detect(?:ed|s)?|recogni[sz]e[sd]?|"
+    r"utili[sz]e[sd]?|run(?:ning)? on|access|start)\s+"
+    r"(?:the |my |any |a |an )?(?:nvidia |tensorflow[- ])?gpus?\b"
     r"|\bgpus?\s+(?:is |was |are |were )?(?:still )?(?:not|never)\s+(?:being\s+)?(?:used|"
     r"detected|found|recogni[sz]ed|available|utili[sz]ed|working|in use|visible|seen)\b"
     r"|\b(?:runs?|running|trains?|training|uses?|using)\s+only\s+(?:on\s+)?(?:the\s+)?cpu\b"
