@@ -18,7 +18,8 @@ GPU_MISSED = re.compile(
     r"could not|won't|unable to|(?:is |am |are |was )?not able to|fails? to|failed to)\s+"
     r"(?:be\s+)?(?:use[sd]?|using|see[sn]?|seeing|find|found|detect(?:ed|s)?|recogni[sz]e[sd]?|"
     r"utili[sz]e[sd]?|run(?:ning)? on|access|start)\s+"
-    r"(?:the |my |any |a |an )?(?:nvidia |tensorflow[- ])?gpus?\b"
+    r"(?:the |my |any |a |an )?(?:nvidia |tensorflow[- ])?(?:gpus?|cuda|cudnn)\b"
+    r"|\bdisabl(?:e|es|ed|ing)\s+(?:the |my )?(?:gpu|tensorflow-gpu)\b"
     r"|\bgpus?\s+(?:is |was |are |were )?(?:still )?(?:not|never)\s+(?:being\s+)?(?:used|"
     r"detected|found|recogni[sz]ed|available|utili[sz]ed|working|in use|visible|seen)\b"
     r"|\b(?:runs?|running|trains?|training|uses?|using)\s+only\s+(?:on\s+)?(?:the\s+)?cpu\b"
@@ -84,7 +85,7 @@ def says_gpu_missed(
         "-1",
     ):
         return False  # the GPU hidden on purpose
-    lines = [t for t in prose(classified) if "gpu" in t or "cpu" in t]
+    lines = [t for t in prose(classified) if "gpu" in t or "cpu" in t or "cud" in t]
     if not lines or said_no_gpu:
         return False
     return any(GPU_MISSED.search(t) for t in lines)
