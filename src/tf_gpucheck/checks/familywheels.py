@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from tf_gpucheck import knowledge
-from tf_gpucheck.checks import diagnosis, remedies
+from tf_gpucheck.checks import diagnosis, pipsaid
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.reading import textfacts
 
@@ -72,7 +72,7 @@ def family_pip_cannot_serve(
     """The finding for "(from versions: none)" of a package in ``knowledge/wheels.yaml`` whose
     wheels never covered the platform or the Python the text states; none otherwise, and none
     where the text shows pip did not get PyPI's own answer (``index_answered`` False)."""
-    said = remedies.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
+    said = pipsaid.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
     if said is None:
         return []
     name, spec, offered = said

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from tf_gpucheck.checks import causedocs, facts, replacement, sonames, stale
 from tf_gpucheck.checks.diagnosis import Evidence, Known
+from tf_gpucheck.checks.pipsaid import final_release, pip_said
 from tf_gpucheck.installer import commands, intent, writer
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease
@@ -262,51 +263,6 @@ def _loader_crash(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) ->
     return causedocs.fix_where("library_crashes_loader", _platforms(known))
 
 
-_PIP_WANTED = re.compile(
-    r"(?:satisfies the requirement|distribution found for) (?P<name>[A-Za-z0-9_.\-]+)"
-    r"(?:\[[^\]]*\])?(?P<spec>[^\s(;\"'`]*)"
-    # its marker, as pip prints a requirement from an extra: '; extra == "and-cuda"'
-    r"(?:;[^()]*)?"
-    # pip names where a requirement came from first: "(from -r requirements.txt (line 1))"
-    r"(?:\s*\((?!from versions)[^()]*(?:\([^()]*\)[^()]*)*\))*"
-    r"(?:\s*\(from versions: (?P<versions>[^)]*)\))?"
-)
-
-
-def pip_said(evidence: Sequence[Evidence]) -> tuple[str, str, list[str] | None] | None:
-    """(name, version spec, the versions pip offered) from pip's resolver lines; a line that
-    lists the versions pip saw ("(from versions: ...)") speaks before one that does not."""
-    found: list[tuple[str, str, list[str] | None]] = []
-    for item in evidence:
-        match = _PIP_WANTED.search(item.line.message)
-        if match:
-            offered = match.group("versions")
-            versions = (
-                [v.strip() for v in offered.split(",") if v.strip() and v.strip() != "none"]
-                if offered is not None
-                else None
-            )
-            found.append((match.group("name").lower(), match.group("spec"), versions))
-    return next(
-        (f for f in found if f[2] is not None),
-        next((f for f in found if f[1]), found[0] if found else None),
-    )
-
-
-def _final(versions: Sequence[str]) -> str | None:
-    from packaging.version import InvalidVersion, Version
-
-    finals = []
-    for text in versions:
-        try:
-            version = Version(text)
-        except InvalidVersion:
-            continue
-        if not version.is_prerelease:
-            finals.append(version)
-    return str(max(finals)) if finals else None
-
-
 _PULLED_BY = re.compile(r"\(from (?P<by>tensorflow[\w-]*)\[(?P<extra>and-cuda|cuda)\]")
 
 
@@ -404,7 +360,7 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
             f"interpreter{stated}"
         )
     if said and said[2]:
-        newest = _final(said[2])
+        newest = final_release(said[2])
         needs = f"; TensorFlow {asked.version} needs Python {asked.python}" if asked else ""
         if newest:
             return intent.install(

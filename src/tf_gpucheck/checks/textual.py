@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tf_gpucheck.checks import diagnosis, familywheels, registry, remedies
+from tf_gpucheck.checks import diagnosis, familywheels, pipsaid, registry, remedies
 from tf_gpucheck.checks.findings import Finding, Status
 from tf_gpucheck.checks.statedsnapshot import CHECK_FACTS, has_fact, said_for, stated_snapshot
 from tf_gpucheck.matrix import Matrix, TfRelease
@@ -359,13 +359,20 @@ def _python_pip_cannot_serve(
     """pip found no TensorFlow to install, and no release it was asked for supports the Python
     the text states: that Python is why (pip filters releases by Requires-Python first)."""
     python = stated.python_version
-    said = remedies.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
+    said = pipsaid.pip_said([e for e in evidence if e.cause == "install_resolution_failed"])
     if said is None or said[0] not in TENSORFLOW_DISTRIBUTIONS:
         return []
     name, spec, offered = said
     only_previews = bool(offered) and all(_prerelease(v) for v in offered or ())
     if offered == [] and python and _platform_has_no_wheel(lines, matrix, name, spec, python):
         return [_no_wheel_for_platform(stated, name, spec, python)]
+    dated = (
+        familywheels.tensorflow_had_wheels_for(stated, python)
+        if offered == [] and python and name == "tensorflow" and index_answered(lines)
+        else None
+    )
+    if dated and python:
+        return [_no_wheel_for_platform(stated, name, spec, python, dated)]
     named = matrix.release(stated.tf_version) if stated.tf_version else None
     if (
         offered == []
@@ -386,13 +393,6 @@ def _python_pip_cannot_serve(
                 has=f"the TensorFlow {named.version} it names supports Python {python}",
             )
         ]
-    dated = (
-        familywheels.tensorflow_had_wheels_for(stated, python)
-        if offered == [] and python and name == "tensorflow" and index_answered(lines)
-        else None
-    )
-    if dated and python:
-        return [_no_wheel_for_platform(stated, name, spec, python, dated)]
     if offered == [] or only_previews:
         # "(from versions: none)": pip saw no wheel of it at all for this interpreter, whatever
         # the version asked for; only pre-releases: this Python is newer than every final
