@@ -61,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 import claims_recipes as recipes
-from claims_fixes import _FAMILIES_SIZED, _HOST_CAUSES, FixResult, check_fix
+from claims_fixes import _FAMILIES_SIZED, FixResult, check_fix
 from claims_oracle import Oracle, compare_cause, judge, oracle_causes
 from claims_statements import Statement, run_doctor, statements
 
@@ -151,13 +151,14 @@ def check_environment(
         fix = FixResult("not_checked", None, doctor_cause, "--no-fixes")
     requirement_fix = None
     if fixes and doctor.report is not None and doctor_cause not in _FAMILIES_SIZED:
-        # the first cause once what only the host can change (no GPU device, no driver here)
-        # is set aside: where that is one of TensorFlow's requirements, its fix runs too
+        # the first of TensorFlow's requirements among the causes (behind what only the host can
+        # change, no GPU device or driver here, or a CUDA library the same line also installs):
+        # its fix runs too, and is judged for its size
         later = next(
-            (c for c in doctor.report.get("causes") or [] if c.get("cause") not in _HOST_CAUSES),
+            (c for c in doctor.report.get("causes") or [] if c.get("cause") in _FAMILIES_SIZED),
             None,
         )
-        if later is not None and later.get("cause") in _FAMILIES_SIZED and later.get("fix"):
+        if later is not None and later.get("fix"):
             as_first = {**doctor.report, "first_fix": later}
             requirement_fix = check_fix(
                 built, as_first, gpucheck_python, no_tf=no_tf, activated=activated, oracle=oracle

@@ -36,6 +36,10 @@ _NEEDS_DOWNLOAD = re.compile(
     r"No matching distribution found|Could not find a version that satisfies|"
     r"not found in the provided package locations|not found in the cache|offline|"
     r"No solution found when resolving|"
+    # pip offline, where the wheelhouse lacks what one candidate needs (the and-cuda extra's
+    # nvidia wheels): "Cannot install tensorflow[and-cuda]==2.16.1 and ...==2.16.2 because these
+    # package versions have conflicting dependencies"; the dry run against the index decides
+    r"because these package versions have conflicting dependencies|ResolutionImpossible|"
     # uv offline, its metadata cached but not the wheel: "Failed to download `x==1`" caused by
     # "Network connectivity is disabled, but the requested data wasn't found in the cache"
     r"Failed to download|Network connectivity is disabled",
