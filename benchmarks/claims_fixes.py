@@ -382,6 +382,8 @@ def check_fix(
         # version the user asked for: that is not the fix's doing)
         target = _rewrite(built.target, w, copy)
         before = _versions(target, env, cwd)
+        would: dict[str, str] = {}
+        """What the installer's dry runs say they would install (where a download was needed)."""
         dry_only = False
         fresh = False  # the fix made a new environment: the rest is judged there
         for part in classified:
@@ -494,15 +496,23 @@ def check_fix(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
                     )
                 dry_only = True
+                would.update(_would_install(text))
                 continue
             return FixResult("fails", fix, cause, f"exits {code}: {_error_line(text)}")
         if dry_only:
+            # its size from what the dry runs would install, over what is installed
+            changed = (
+                [] if fresh or not would else _changes(before, _installed_after(before, would))
+            )
+            sized = oracle is not None and not fresh and cause in _FAMILIES_SIZED and bool(changed)
             return FixResult(
                 "works_dry_run",
                 fix,
                 cause,
                 "needs a download the wheelhouse lacks; its dry run is accepted",
                 time.monotonic() - start,
+                changed,
+                _size(built, oracle, changed) if oracle is not None and sized else "",
             )
         # the cause's check decides whether TensorFlow must be imported to see it again
         again = run_doctor(
@@ -618,6 +628,33 @@ def _went_down(
         except InvalidVersion:
             continue
     return out
+
+
+_WOULD_PIP = re.compile(r"^Would install (?P<dists>.+)$", re.MULTILINE)
+_WOULD_UV = re.compile(r"^ \+ (?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>\S+)\s*$", re.MULTILINE)
+
+
+def _would_install(text: str) -> dict[str, str]:
+    """name -> version of what a dry run says it would install: pip's "Would install a-1.0
+    b-2.0" (each item the name and version joined by the last hyphen), uv's " + a==1.0"."""
+    out: dict[str, str] = {}
+    for line in _WOULD_PIP.finditer(text):
+        for item in line["dists"].split():
+            name, _, version = item.rpartition("-")
+            if name and version[:1].isdigit():
+                out[canonicalize_name(name)] = version
+    for match in _WOULD_UV.finditer(text):
+        out[canonicalize_name(match["name"])] = match["version"]
+    return out
+
+
+def _installed_after(before: Mapping[str, str], would: Mapping[str, str]) -> dict[str, str]:
+    """What is installed once ``would`` is: a name already there keeps its own spelling."""
+    after = dict(before)
+    spelled: dict[str, str] = {canonicalize_name(name): name for name in before}
+    for name, version in would.items():
+        after[spelled.get(name, name)] = version
+    return after
 
 
 def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:

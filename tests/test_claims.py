@@ -749,3 +749,31 @@ def test_here_judges_what_doctor_says_of_an_existing_environment(tmp_path: Path)
     # a test machine may be), the container before it
     assert result.fix.cause in ("tf_not_installed", "container_no_gpu")
     assert result.fix.fix  # doctor's first fix, as printed, kept beside the verdicts
+
+
+def test_a_dry_run_s_would_install_is_the_size_of_the_change() -> None:
+    # pip 23.2.1's lines, on this machine (2026-12-07), in a venv of TensorFlow 2.15.1 with
+    # Keras 3.5.0 over it: `pip install --dry-run "keras~=2.15.0"`, then `pip install --dry-run
+    # "tensorflow[and-cuda]==2.16.*" "keras==3.5.0"`
+    would = claims_fixes._would_install("Would install keras-2.15.0\n")
+    assert would == {"keras": "2.15.0"}
+    before = {"keras": "3.5.0", "tensorflow": "2.15.1", "Pygments": "2.17.2"}
+    back = claims_fixes._changes(before, claims_fixes._installed_after(before, would))
+    assert back == ["keras 3.5.0 -> 2.15.0"]
+    assert claims_fixes._majors(back) == back  # Keras 3 to 2: across a major release
+    line = (
+        "Would install Pygments-2.21.0 markdown-it-py-4.3.0 mdurl-0.1.2 namex-0.1.0 "
+        "nvidia-cublas-cu12-12.3.4.1 nvidia-cuda-cupti-cu12-12.3.101 nvidia-cuda-nvcc-cu12-12.3.107 "
+        "nvidia-cuda-nvrtc-cu12-12.3.107 nvidia-cuda-runtime-cu12-12.3.101 "
+        "nvidia-cudnn-cu12-8.9.7.29 nvidia-cufft-cu12-11.0.12.1 nvidia-curand-cu12-10.3.4.107 "
+        "nvidia-cusolver-cu12-11.5.4.101 nvidia-cusparse-cu12-12.2.0.103 "
+        "nvidia-nccl-cu12-2.19.3 nvidia-nvjitlink-cu12-12.3.101 optree-0.20.0 rich-15.0.0 "
+        "tensorboard-2.16.2 tensorflow-2.16.2\n"
+    )
+    up = claims_fixes._would_install(line)
+    assert len(up) == 20
+    assert up["nvidia-cudnn-cu12"] == "8.9.7.29"
+    forward = claims_fixes._changes(before, claims_fixes._installed_after(before, up))
+    assert "Pygments 2.17.2 -> 2.21.0" in forward  # the installed spelling kept
+    assert "tensorflow 2.15.1 -> 2.16.2" in forward
+    assert claims_fixes._majors(forward) == []  # no major release crossed
