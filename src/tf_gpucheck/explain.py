@@ -19,7 +19,7 @@ from typing import Protocol
 from tf_gpucheck.checks import diagnosis, remedies, textual, wholetext
 from tf_gpucheck.checks.findings import Report, Status
 from tf_gpucheck.matrix import Matrix
-from tf_gpucheck.reading import logscan, textfacts, textlines, wanted
+from tf_gpucheck.reading import logscan, textfacts, textlines
 from tf_gpucheck.reading.logrules import Rule
 from tf_gpucheck.similar import Match
 
@@ -263,17 +263,20 @@ def _explain(
     first = report.first_fix
     # a build or platform without GPU support, in a text that names no GPU, is a note beside
     # what the text itself is about
-    gpu_note = (
-        first is not None
-        and first.cause in textual.NO_GPU_SUPPORT
-        and not wanted.names_a_gpu(stated, lines)
-    )
+    gpu_note = first is not None and first.cause in textual.NO_GPU_SUPPORT and not read.gpu_named
     if first is None or first.status is Status.INFO or gpu_note:
         # no message and no stated fact names a cause, or only lines normal without a GPU do:
         # what the text says as a whole
         if first is None or gpu_note:
             whole = wholetext.whole_reading_findings(
-                lines, findings, classified, stated, known, matrix, model=model
+                lines,
+                findings,
+                classified,
+                stated,
+                known,
+                matrix,
+                model=model,
+                gpu_named=read.gpu_named,
             )
         else:
             whole = wholetext.conditional_reading(lines, findings, classified, stated, model)

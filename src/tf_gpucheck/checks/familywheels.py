@@ -171,11 +171,6 @@ def tensorflow_had_wheels_for(stated: textfacts.StatedFacts, python: str) -> tup
     return str(day), f"tensorflow {release}, {first_day}"
 
 
-_WHEEL_NAME = re.compile(
-    r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<python>[^-]+)-(?P<abi>[^-]+)"
-    r"-(?P<platform>[^-]+)\.whl$"
-)
-"""A wheel's file name (PEP 427): name, version, an optional build tag, then its tags (PEP 425)."""
 _CPYTHON_TAG = re.compile(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
 
 
@@ -191,15 +186,20 @@ def wheel_for_another_python(
     python = stated.python_version
     if python is None:
         return []
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
     series = _series(python)
     for item in evidence:
         rule, file = item.line.rule, item.line.library
         if rule is None or rule.id != "pip_unsupported_wheel" or not file:
             continue
-        named = _WHEEL_NAME.match(file)
-        tags = named["python"].split(".") if named else []
-        pythons = [m for m in map(_CPYTHON_TAG.match, tags) if m]
-        if not named or not pythons or len(pythons) != len(tags):
+        try:  # PEP 427's file name: name, version, build tag, then its PEP 425 tags
+            name, version, _build, tags = parse_wheel_filename(file)
+        except InvalidWheelFilename:
+            continue
+        interpreters = sorted({tag.interpreter for tag in tags})
+        pythons = [m for m in map(_CPYTHON_TAG.match, interpreters) if m]
+        if not pythons or len(pythons) != len(interpreters):
             continue
         built = [f"{m['major']}.{m['minor']}" for m in pythons]
         if series in built:
@@ -210,14 +210,14 @@ def wheel_for_another_python(
             Finding(
                 "python",
                 Status.FAIL,
-                f"{file} was built for CPython {which} (its {named['python']} tag) and the text "
-                f"says {words!r}: pip installs a wheel only into a Python its tags name",
+                f"{file} was built for CPython {which} (its {'.'.join(interpreters)} tag) and "
+                f"the text says {words!r}: pip installs a wheel only into a Python its tags name",
                 "a wheel's file name carries its tags (PEP 425: Python, ABI, platform); python "
                 "-m pip debug --verbose lists the tags an interpreter accepts\n(judged on what "
                 "the text states)",
-                f"use Python {which} for this file, or the {named['name']} {named['version']} "
-                f"wheel built for Python {series} where that release has one (gpucheck matrix "
-                "lists the Pythons of each TensorFlow release)",
+                f"use Python {which} for this file, or the {name} {version} wheel built for "
+                f"Python {series} where that release has one (gpucheck matrix lists the Pythons "
+                "of each TensorFlow release)",
                 "python_unsupported",
                 stated=(words,),
             )

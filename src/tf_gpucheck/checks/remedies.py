@@ -319,6 +319,8 @@ def _extra_pin_unmet(
 
 @remedy("install_resolution_failed", "tf_not_installed")
 def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str | Fix | None:
+    from packaging.utils import canonicalize_name
+
     if known.snapshot is not None:
         from tf_gpucheck.installer.recommend import recommend
 
@@ -350,7 +352,7 @@ def _install(known: Known, matrix: Matrix, evidence: Sequence[Evidence]) -> str 
             "tensorflow[and-cuda]",
             note="tensorflow-gpu is gone: tensorflow is the GPU build (Linux)",
         )
-    if said and not said[2] and said[0].lower().replace("_", "-") not in TENSORFLOW_DISTRIBUTIONS:
+    if said and not said[2] and canonicalize_name(said[0]) not in TENSORFLOW_DISTRIBUTIONS:
         # another package of the family (tensorflow-io, tensorflow-quantum): TensorFlow's own
         # releases say nothing of which Pythons and platforms it has wheels for
         stated = f" (Python {known.python_version})" if known.python_version else ""

@@ -40,6 +40,9 @@ class Read:
     """The text shows a GPU (a GPU named, a driver version, TensorFlow finding a device), or says
     one was wanted and not had."""
     findings: tuple[Finding, ...]
+    gpu_named: bool = True
+    """The text speaks of a GPU at all (:func:`wanted.names_a_gpu`), or wants one: where it does
+    not, a build or platform without GPU support (:data:`NO_GPU_SUPPORT`) is a note."""
 
 
 def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
@@ -71,6 +74,7 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         or wanted.set_up_for_a_gpu(stated, said)
         or wanted.says_gpu_missed(stated, classified, wanted.says_no_gpu_here(said))
     )
+    gpu_named = gpu_wanted or wanted.names_a_gpu(stated, lines)
     # every line with a cause; `no_gpu` lines count only where the text shows a GPU
     evidence = diagnosis.evidence_in(source, list(classified), gpu_expected=True, known=known)
     findings = (
@@ -80,11 +84,11 @@ def read(lines: Sequence[str], matrix: Matrix, *, source: str = SOURCE) -> Read:
         *familywheels.wheel_for_another_python(stated, evidence),
         *_needed_findings(stated),
         *_installed_elsewhere(lines, evidence, known, matrix),
-        *for_a_gpu(stated_checks(stated, matrix), gpu_wanted or wanted.names_a_gpu(stated, lines)),
+        *for_a_gpu(stated_checks(stated, matrix), gpu_named),
         *_log_findings(evidence, known, matrix, gpu_expected=gpu_wanted),
         *_place_findings(stated, evidence, matrix, known, gpu_shown=gpu_expected),
     )
-    return Read(classified, stated, known, gpu_wanted, findings)
+    return Read(classified, stated, known, gpu_wanted, findings, gpu_named)
 
 
 NO_GPU_SUPPORT = frozenset(

@@ -316,6 +316,8 @@ def whole_reading_findings(
     known: diagnosis.Known,
     matrix: Matrix,
     model: object | None = None,
+    *,
+    gpu_named: bool = True,
 ) -> list[Finding]:
     """The cause the text says as a whole (:mod:`tf_gpucheck.reading.textmodel`), where no
     recognised message and no stated fact names one: the model's most likely cause, said as
@@ -331,8 +333,7 @@ def whole_reading_findings(
     reader = model if model is not None else textmodel.load()
     if not isinstance(reader, textmodel.Model):
         return []
-    gpu_named = wanted.names_a_gpu(stated, lines)
-    named = [
+    named = [  # a build or platform without GPU support, in a text of no GPU, is a note only
         f
         for f in findings
         if f.cause

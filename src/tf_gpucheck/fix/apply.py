@@ -41,10 +41,10 @@ from tf_gpucheck.installer.proof import prove as prove_command
 def prove(operation: Operation, env: Environment, timeout_s: float = 600.0) -> Proof:
     """What ``operation`` would change in ``env``, from the installer's own dry run."""
     root = os.path.realpath(env.prefix).rstrip(os.sep) + os.sep
-    outside = frozenset(
+    outside = sorted(
         d.name for d in env.dists if env.in_venv and not os.path.realpath(d.info).startswith(root)
     )
-    target = Target(env.python, env.versions(), env.pip, outside=outside)
+    target = Target(env.python, env.versions(), env.pip, outside=tuple(outside))
     return prove_command(operation, target, timeout_s)
 
 

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -32,43 +31,15 @@ REPORT_PIP = Version("22.2")
 class Target:
     """Where the installer is asked: the target's interpreter, the versions installed in it, its
     pip's version (``None``: no pip), the user's variables and folder, and the distributions it
-    sees that lie outside a virtual environment (the user site, the base's site-packages)."""
+    sees that lie outside a virtual environment (the user site, the base's site-packages).
+    Plain data: a worker's request carries it through :mod:`tf_gpucheck._codec`."""
 
     python: str
-    versions: Mapping[str, str] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
     pip: str | None = None
-    environ: Mapping[str, str] | None = None
+    environ: dict[str, str] | None = None
     cwd: str | None = None
-    outside: frozenset[str] = frozenset()
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "python": self.python,
-            "versions": dict(self.versions),
-            "pip": self.pip,
-            "environ": dict(self.environ) if self.environ is not None else None,
-            "cwd": self.cwd,
-            "outside": sorted(self.outside),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> Target:
-        """The inverse of :meth:`to_json` (a worker's request); ``TypeError``/``KeyError`` on a
-        request of another shape."""
-        versions, environ, outside = data["versions"], data["environ"], data["outside"]
-        if not isinstance(versions, dict) or not isinstance(outside, list):
-            raise TypeError("versions: expected an object, outside: a list")
-        if environ is not None and not isinstance(environ, dict):
-            raise TypeError("environ: expected an object")
-        pip, cwd = data["pip"], data["cwd"]
-        return cls(
-            str(data["python"]),
-            {str(k): str(v) for k, v in versions.items()},
-            None if pip is None else str(pip),
-            None if environ is None else {str(k): str(v) for k, v in environ.items()},
-            None if cwd is None else str(cwd),
-            frozenset(str(n) for n in outside),
-        )
+    outside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

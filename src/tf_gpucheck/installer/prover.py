@@ -27,6 +27,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from tf_gpucheck import _codec
 from tf_gpucheck.installer.intent import NOT_ASKED
 from tf_gpucheck.installer.operations import Operation
 from tf_gpucheck.installer.proof import Proof, Target, prove
@@ -156,7 +157,7 @@ class Prover:
             "fix": fix,
             "operations": [dataclasses.asdict(o) for o in self.operations(fix)[0]],
             "why_not": self.operations(fix)[1],
-            "target": self.target.to_json(),
+            "target": _codec.to_data(self.target),
             "timeout_s": self.timeout_s,
             "cache": str(self.cache.folder.parent),
             "key": key.digest,

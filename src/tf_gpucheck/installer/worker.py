@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 def main() -> int:
+    from tf_gpucheck import _codec
     from tf_gpucheck.installer.operations import Operation
     from tf_gpucheck.installer.proof import Target
     from tf_gpucheck.installer.proofcache import ProofCache, ProofKey
@@ -25,7 +26,7 @@ def main() -> int:
         key = ProofKey(str(request["key"]))
         cache = ProofCache(Path(request["cache"]))
         prover = Prover(
-            Target.from_json(request["target"]),
+            _codec.from_data(Target, request["target"]),
             timeout_s=float(request["timeout_s"]),
             cache=cache,
             workers=False,

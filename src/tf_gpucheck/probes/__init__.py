@@ -137,7 +137,7 @@ class LiveProbes:
         facts = self._facts
         if facts is None or facts.error:
             return None
-        outside = frozenset(
+        outside = sorted(
             d.name
             for d in facts.distributions
             if facts.kind == "venv" and d.location not in ("site", None)
@@ -146,9 +146,9 @@ class LiveProbes:
             self.python,
             {d.name: d.version for d in facts.distributions},
             facts.pip_version,
-            self.environ,
+            dict(self.environ) if self.environ is not None else None,
             self.cwd,
-            outside,
+            tuple(outside),
         )
         return Prover(target)
 

@@ -82,7 +82,6 @@ _PY_STATED = re.compile(
 _PY_POSIX_PATH = re.compile(r"/lib/python(?P<v>\d+\.\d+)/(?:site|dist)-packages/")
 _PY_WIN_PATH = re.compile(r"[\\/]Python(?P<major>[23])(?P<minor>\d{1,2})(?:-32)?[\\/]", re.I)
 _PY_PIP = re.compile(r"^pip \S+ from .+ \(python (?P<v>\d+\.\d+)\)\s*$")
-_REFUSED_WHEEL = re.compile(r"(?P<file>[\w.+-]+\.whl) is not a supported wheel on this platform")
 _PY_WHEEL_TAG = re.compile(r"-cp(?P<major>3)(?P<minor>\d{1,2})-cp3\d{1,2}m?-")
 
 _OS_WINDOWS = re.compile(
@@ -251,7 +250,7 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     """The facts these lines state (pass pasted text through ``normalise`` first).
 
     ``skip_plain`` skips lines that no pattern can match (tests turn it off to compare)."""
-    from tf_gpucheck.reading.logscan import PASTE_LINES
+    from tf_gpucheck.reading.logscan import PASTE_LINES, classify
 
     found = _Collector()
     gpus: dict[int, tuple[str, str | None, int]] = {}
@@ -262,10 +261,10 @@ def extract(lines: Sequence[str], *, skip_plain: bool = True) -> StatedFacts:
     rules = factrules.load() if len(lines) <= PASTE_LINES else None
     seen: dict[tuple[str, str], tuple[tuple[str, str, int, str | None], ...]] = {}
     heard = _Heard()
-    refused = frozenset(
-        match["file"]
-        for line in lines
-        if "not a supported wheel" in line and (match := _REFUSED_WHEEL.search(line))
+    refused = frozenset(  # the wheels pip refused, as its rule (pip_unsupported_wheel) reads them
+        line.library
+        for line in classify([t for t in lines if "not a supported wheel" in t])
+        if line.rule is not None and line.rule.id == "pip_unsupported_wheel" and line.library
     )
     for index, pasted in enumerate(lines):
         # "tf version is `2.1.0`": Markdown's code marks dropped
