@@ -113,10 +113,11 @@ class EnvResult:
         return cls(**fields)
 
     def sized(self) -> FixResult | None:
-        """The fix whose size was judged: the first, else the requirement one."""
-        if self.fix.size:
-            return self.fix
-        return self.requirement_fix if self.requirement_fix and self.requirement_fix.size else None
+        """The fix whose size was judged: the first, else the requirement one; else the one the
+        oracle could not judge (with its reason)."""
+        asked = [f for f in (self.fix, self.requirement_fix) if f is not None and f.size]
+        judged = [f for f in asked if not f.size.startswith("unjudged")]
+        return (judged or asked)[0] if asked else None
 
 
 def check_environment(
@@ -359,7 +360,7 @@ def print_report(
     )
     for r in results:
         sized = r.sized()
-        if sized is not None and sized.size.startswith("larger"):
+        if sized is not None and sized.size.startswith(("larger", "unjudged")):
             out(
                 f"  env {r.index} [{r.recipe['layout']}] {sized.cause}: {sized.fix}\n      -> {sized.size}"
             )

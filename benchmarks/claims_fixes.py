@@ -18,12 +18,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from packaging.requirements import Requirement
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 import claims_recipes as recipes
-from claims_oracle import PROBE, Oracle, _under, parse_pip_check
+from claims_oracle import PROBE, Oracle, PipProblem, _under, parse_pip_check
 from claims_statements import run_doctor
 
 Json = dict[str, Any]
@@ -67,7 +67,8 @@ class FixResult:
     size: str = ""
     """The oracle's judgment of its size: ``no_larger``, ``larger: ...`` (an accepted change the
     oracle made by its own experiment changes fewer distributions or crosses no major release of
-    TensorFlow or Keras where the fix does), or "" where not judged."""
+    TensorFlow or Keras where the fix does), ``no_smaller: ...`` (the installer accepts no change
+    of the oracle's), ``unjudged: ...`` with the reason, or "" where not asked."""
 
 
 def split_fix(fix: str) -> list[list[str]] | None:
@@ -504,7 +505,13 @@ def check_fix(
             changed = (
                 [] if fresh or not would else _changes(before, _installed_after(before, would))
             )
-            sized = oracle is not None and not fresh and cause in _FAMILIES_SIZED and bool(changed)
+            size = ""
+            if oracle is not None and cause in _FAMILIES_SIZED:
+                size = (
+                    _size(built, oracle, changed, fresh=fresh)
+                    if fresh or changed
+                    else "unjudged: its dry run names nothing it would install"
+                )
             return FixResult(
                 "works_dry_run",
                 fix,
@@ -512,7 +519,7 @@ def check_fix(
                 "needs a download the wheelhouse lacks; its dry run is accepted",
                 time.monotonic() - start,
                 changed,
-                _size(built, oracle, changed) if oracle is not None and sized else "",
+                size,
             )
         # the cause's check decides whether TensorFlow must be imported to see it again
         again = run_doctor(
@@ -574,8 +581,8 @@ def check_fix(
                 time.monotonic() - start,
             )
         changed = [] if fresh else _changes(before, _versions(target, env, cwd))
-        sized = oracle is not None and not fresh and cause in _FAMILIES_SIZED
-        size = _size(built, oracle, changed) if oracle is not None and sized else ""
+        sized = oracle is not None and cause in _FAMILIES_SIZED
+        size = _size(built, oracle, changed, fresh=fresh) if oracle is not None and sized else ""
         return FixResult("works", fix, cause, "", time.monotonic() - start, changed, size)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
@@ -697,16 +704,47 @@ _FAMILIES_SIZED = frozenset(
 )
 
 
-def _size(built: recipes.Built, oracle: Oracle, changed: list[str]) -> str:
-    """The oracle's own smallest change: one install of every requirement its pip check finds
-    unmet, as declared, into a copy (the harness's wheelhouse for the index, no setting of the
-    user's), accepted where it leaves no unmet requirement its pip check did not already list
-    and none of those it meant; compared with what the fix changed (majors crossed first, then
-    how many distributions). "" where the oracle has no such change to compare."""
+def _size(built: recipes.Built, oracle: Oracle, changed: list[str], *, fresh: bool = False) -> str:
+    """The oracle's own smallest change against what the fix changed (majors crossed first, then
+    how many distributions): ``no_larger``; ``larger: ...``; ``no_smaller: ...`` where the
+    installer accepts no change of the oracle's in place (nothing smaller exists to prefer); or
+    ``unjudged: ...`` with the reason. A ``fresh`` fix made a new environment: it is no larger
+    only where no change in place is accepted."""
     problems, _tool = oracle.pip_check()
-    wanted = [p.requirement or p.name for p in problems]
-    if not wanted:
-        return ""
+    if not problems:
+        return "unjudged: the installer's check finds nothing unmet"
+    smallest, why = _smallest(built, oracle, problems)
+    if smallest is None:
+        return why
+    if fresh:
+        return (
+            f"larger: the fix makes a new environment; {why} changes {len(smallest)} in place: "
+            + ", ".join(smallest)
+        )
+    ours = (len(_majors(changed)), len(changed))
+    theirs = (len(_majors(smallest)), len(smallest))
+    if ours <= theirs:
+        return "no_larger"
+    return (
+        f"larger: the fix changes {len(changed)} ({len(_majors(changed))} across a "
+        f"major release); {why} changes {len(smallest)}: " + ", ".join(smallest)
+    )
+
+
+def _smallest(
+    built: recipes.Built, oracle: Oracle, problems: Sequence[PipProblem]
+) -> tuple[list[str] | None, str]:
+    """The oracle's own change: one install, into a copy, of every requirement the installer's
+    check finds unmet, together with each distribution that declares one at the version it has
+    (so the installer's resolver reads the range from that distribution's own metadata: pip check
+    names a missing requirement without its range), with no setting of the user's and the
+    harness's wheelhouse for the index. Accepted where it leaves no unmet requirement the check did
+    not already list and none of those it meant. Where the wheelhouse lacks a download, the dry run
+    against the index decides and what it would install is the change. Returns the changes and
+    the words of the install, or None and the verdict."""
+    wanted = sorted({p.requirement or p.name for p in problems})
+    wanted += sorted({f"{p.of}=={p.of_version}" for p in problems if p.of and p.of_version})
+    words = "installing " + " ".join(wanted)
     w = built.w
     copy = w.parent / "wsmall"
     if copy.exists():
@@ -719,36 +757,69 @@ def _size(built: recipes.Built, oracle: Oracle, changed: list[str]) -> str:
             if not k.startswith(("PIP_", "UV_"))
         }
         env["PIP_CONFIG_FILE"] = os.devnull
-        env["PIP_NO_INDEX"] = "1"
-        env["PIP_FIND_LINKS"] = str(built.wheelhouse)
-        env["UV_OFFLINE"] = "1"
-        env["UV_FIND_LINKS"] = str(built.wheelhouse)
         target = _rewrite(built.target, w, copy)
         cwd = Path(_rewrite(str(built.cwd), w, copy))
         before = _versions(target, env, cwd)
+        # the system's interpreter: its user site, in the copy's $HOME (never the system's own)
+        user = (
+            ["--user"]
+            if os.path.realpath(target) == os.path.realpath(recipes.SYSTEM_PYTHON)
+            else []
+        )
         if oracle.view("clean").get("pip"):
-            argv = [target, "-m", "pip", "install", *wanted]
+            argv = [target, "-m", "pip", "install", *user, *wanted]
             check = [target, "-m", "pip", "check"]
         else:
             uv = str(oracle.tools / "uv")
             argv = [uv, "pip", "install", "--python", target, *wanted]
             check = [uv, "pip", "check", "--python", target]
-        code, _text = _run(argv, env, cwd)
+        offline = {
+            **env,
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(built.wheelhouse),
+            "UV_OFFLINE": "1",
+            "UV_FIND_LINKS": str(built.wheelhouse),
+        }
+        code, text = _run(argv, offline, cwd)
+        if code != 0 and _NEEDS_DOWNLOAD.search(text):
+            at = argv.index("install")
+            dry = [*argv[: at + 1], "--dry-run", *argv[at + 1 :]]
+            online = dict(env)
+            folders = [str(built.wheelhouse)]
+            if built.dry_wheels is not None:
+                built.dry_wheels.ensure(built.python_minor, wanted, deps=True)
+                folders.append(str(built.dry_wheels.folder))
+            online["PIP_FIND_LINKS"] = " ".join(folders)
+            online["UV_FIND_LINKS"] = " ".join(folders)
+            code, text = _run(dry, online, cwd)
+            if code != 0:
+                return None, f"no_smaller: the installer refuses {words}: {_error_line(text)}"
+            after = _installed_after(before, _would_install(text))
+            unmet = [
+                p.requirement
+                for p in problems
+                if p.requirement and not _meets(after, p.name, p.requirement)
+            ]
+            if unmet:
+                return None, f"no_smaller: {words} leaves {', '.join(unmet)} unmet (its dry run)"
+            return _changes(before, after), words + " (its dry run)"
         if code != 0:
-            return ""
+            return None, f"no_smaller: the installer refuses {words}: {_error_line(text)}"
         _code, text = _run(check, env, cwd)
         left = parse_pip_check(text)
         if any(p in left for p in problems) or any(p not in problems for p in left):
-            return ""
-        smallest = _changes(before, _versions(target, env, cwd))
+            return None, f"no_smaller: {words} leaves the check unmet: {_error_line(text)}"
+        return _changes(before, _versions(target, env, cwd)), words
     finally:
         shutil.rmtree(copy, ignore_errors=True)
-    ours = (len(_majors(changed)), len(changed))
-    theirs = (len(_majors(smallest)), len(smallest))
-    if ours <= theirs:
-        return "no_larger"
-    return (
-        f"larger: the fix changes {len(changed)} ({len(_majors(changed))} across a "
-        f"major release); installing {' '.join(wanted)} changes {len(smallest)}: "
-        + ", ".join(smallest)
-    )
+
+
+def _meets(after: Mapping[str, str], name: str, requirement: str) -> bool:
+    """Whether the version of ``name`` in ``after`` is in ``requirement``'s range."""
+    have = {canonicalize_name(n): v for n, v in after.items()}.get(canonicalize_name(name))
+    try:
+        return have is not None and Requirement(requirement).specifier.contains(
+            have, prereleases=True
+        )
+    except (InvalidRequirement, InvalidVersion):
+        return False

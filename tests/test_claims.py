@@ -732,6 +732,74 @@ def test_the_size_of_a_fix_is_judged_against_the_oracles_own_smallest_change(
 
 
 @pytest.mark.slow
+def test_a_missing_requirement_is_sized_by_the_range_its_declarer_gives(tmp_path: Path) -> None:
+    """pip check names a missing requirement without its range ("tensorflow 2.15.1 requires
+    numpy, which is not installed"): the oracle's own change names the declaring distribution at
+    the version it has beside it, so the installer's resolver takes NumPy from TensorFlow's own
+    metadata (1.26.4, not the newest 2.1.0 the check would then refuse), and a fix installing
+    that range is no larger."""
+    from tests.probes.test_user_import import install_fake
+    from tests.test_target import site_packages
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for version in ("2.1.0", "1.26.4"):
+        make_wheel(wheels, "numpy", version, {"numpy/__init__.py": ""})
+    w = tmp_path / "w"
+    w.mkdir()
+    python = venv(w / "env")
+    install_fake(site_packages(python), "tensorflow", "2.15.1", "Metadata-Version: 2.1\n"
+                 "Name: tensorflow\nVersion: 2.15.1\nRequires-Dist: numpy (<2.0.0,>=1.23.5)")  # fmt: skip
+    built = built_for(w, python)
+    built.wheelhouse = wheels
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    problems, _tool = oracle.pip_check()
+    assert [(p.name, p.requirement) for p in problems] == [("numpy", None)]
+    smallest, words = claims_fixes._smallest(built, oracle, problems)
+    assert smallest == ["numpy (new) -> 1.26.4"]
+    assert words == "installing numpy tensorflow==2.15.1"
+    report = {
+        "first_fix": {
+            "cause": "tf_requirement_unmet",
+            "check": "demo",
+            "fix": f'{python} -m pip install "numpy<2.0.0,>=1.23.5"',
+        }
+    }
+    fixed = claims_fixes.check_fix(
+        built, report, GPUCHECK, no_tf=True, activated=False, oracle=oracle
+    )
+    assert (fixed.status, fixed.changed, fixed.size) == (
+        "works",
+        ["numpy (new) -> 1.26.4"],
+        "no_larger",
+    )
+
+
+def test_the_judged_size_is_the_one_reported() -> None:
+    """An environment's size verdict is the first fix's where judged, else the requirement
+    fix's; one the oracle could not judge is reported only where neither was judged."""
+    first = claims_fixes.FixResult("works", "x", "keras_mismatch", "", size="unjudged: why")
+    later = claims_fixes.FixResult("works", "y", "numpy_incompatible", "", size="no_larger")
+    env = claims.EnvResult.__new__(claims.EnvResult)
+    env.fix, env.requirement_fix = first, later
+    assert env.sized() is later
+    env.requirement_fix = None
+    assert env.sized() is first
+    env.fix = claims_fixes.FixResult("none", None, None, "")
+    assert env.sized() is None
+
+
+def test_a_dry_run_s_unmet_range_is_read_from_what_it_would_install() -> None:
+    after = {"numpy": "1.26.4", "Keras": "3.5.0"}
+    assert claims_fixes._meets(after, "numpy", "numpy<2.0.0,>=1.23.5")
+    assert not claims_fixes._meets(after, "keras", "keras<2.16,>=2.15.0")
+    assert not claims_fixes._meets(after, "protobuf", "protobuf<5")  # not there at all
+    assert claims_fixes._meets(
+        {"tf-nightly": "2.23.0.dev20261026"}, "tf_nightly", "tf-nightly>=2.22"
+    )
+
+
+@pytest.mark.slow
 def test_here_judges_what_doctor_says_of_an_existing_environment(tmp_path: Path) -> None:
     """``--here``: doctor run on an interpreter that exists, each statement judged where it
     stands, nothing built or run as a fix (how the real H200's statements were checked)."""

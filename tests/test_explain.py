@@ -1160,3 +1160,38 @@ def test_harmless_lines_do_not_settle_a_gpu_the_writer_says_will_not_start() -> 
     assert explain(text, load_matrix()).report.verdict.value == "ok"  # the lines alone: harmless
     titled = explain(text, load_matrix(), title="why I can not start my GPU").report
     assert titled.verdict.value != "ok"
+
+
+@pytest.mark.parametrize(
+    ("title", "text"),
+    [
+        (  # https://github.com/Unity-Technologies/ml-agents/issues/3199 (gpu_busy: the editor)
+            "Training using GPU crashes when unity editor is running",
+            "Training immediately crashes when running against unity editor.\n"
+            "2020-01-10 10:40:45.137803: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1304]"
+            " Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 6283 MB"
+            " memory) -> physical GPU (device: 0, name: GeForce RTX 2070 SUPER, pci bus id: "
+            "0000:01:00.0, compute capability: 7.5)\n",
+        ),
+        (  # https://github.com/tensorflow/tensorflow/issues/526: a failed CHECK quoted in prose
+            "Context in use?",
+            "I am still seeing the same cuda error for tensorflow 0.7. The error is ```Check "
+            "failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)```\n"
+            "I tensorflow/stream_executor/dso_loader.cc:105] successfully opened CUDA library "
+            "libcublas.so.7.5 locally\n",
+        ),
+        (  # https://github.com/keras-team/keras/issues/19002: TensorFlow's listing comes back empty
+            "Can get CUDA to work with torch but not with tensorflow",
+            "2023-12-30 07:34:38.891617: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38]"
+            " TF-TRT Warning: Could not find TensorRT\n\n"
+            "tf.test.gpu_device_name()  #should get a name but return is empty\n"
+            "tf.config.list_physical_devices(\u2018GPU\u2019) #  returns [ ] \n",
+        ),
+    ],
+)
+def test_harmless_lines_do_not_settle_a_crash_or_an_empty_gpu_list(title: str, text: str) -> None:
+    """Every line a rule knows here is harmless, but the writer says the program crashed, quotes
+    TensorFlow's failed CHECK, or says the GPU listing came back empty: never "nothing to fix"."""
+    report = explain(text, load_matrix(), title=title).report
+    assert report.verdict.value != "ok"
+    assert report.first_fix is not None

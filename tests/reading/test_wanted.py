@@ -24,6 +24,11 @@ def _missed(text: str) -> bool:
         "pip install of tensorflow-text disables tensorflow-gpu",  # tensorflow/text#195
         "JupyterHub singleuser not able to use tensorflow gpu support",  # systemdspawner#67
         "TensorFlow does not use my GPU",
+        # keras-team/keras#19002 (the second with its real curly quotes)
+        "tf.test.gpu_device_name()  #should get a name but return is empty",
+        "tf.config.list_physical_devices(\u2018GPU\u2019) #  returns [ ] ",
+        # keras-team/keras-hub#1321
+        "The output of `tensorflow.test.gpu_device_name()` is an empty string.",
     ],
 )
 def test_the_gpu_wanted_and_not_had(text: str) -> None:

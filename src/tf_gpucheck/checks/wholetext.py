@@ -22,6 +22,10 @@ _SYMPTOM_WORDS = (
     r"|\b(?:only|instead) (?:on |uses? |using |runs? on )?(?:the )?cpu\b|\binstead of (?:the )?gpu\b"
     r"|\b(?:uses?|using|runs?|running|trains?|training|install(?:s|ed)?)(?: only| still)? (?:on )?(?:the |my )?cpu\b"
     r"|\bcpu version\b"
+    # it stopped or computed wrong: a crash, TensorFlow's failed CHECK quoted in a sentence,
+    # results or a loss that are wrong (no harmless message comes with any of them)
+    r"|\bcrash(?:es|ed|ing)?\b|\bcheck failed:|\bnan\b"
+    r"|\b(?:wrong|arbitrary|incorrect|garbage|inconsistent)\s+(?:results?|outputs?|values?|predictions?)\b"
     r"|只能(?:用|使用|在)?\s*cpu|卡住|内存不足|显存不足|使用cpu|用cpu|認識(?:されない|しない)"
     r"|很慢|非常慢|太慢|变慢|慢了|利用率|遅い|느려|느리|медленн"
     r"|인식(?:이)? ?안|не видит"
@@ -29,7 +33,7 @@ _SYMPTOM_WORDS = (
 _SYMPTOM_KEYS = (
     "oom", "out of memory", "resource", "stuck", "freez", "hang", "slow", "bottleneck", "util", "idle",
     "not", "no gpu",
-    "cpu", "instead", "卡住", "内存不足", "显存不足", "慢", "利用率", "遅い", "느", "медленн", "認識",
+    "cpu", "instead", "crash", "check failed", "nan", "result", "output", "value", "prediction", "卡住", "内存不足", "显存不足", "慢", "利用率", "遅い", "느", "медленн", "認識",
     "인식", "не ",
 )  # fmt: skip
 _SYMPTOM = re.compile(_SYMPTOM_WORDS, re.IGNORECASE)
@@ -356,7 +360,9 @@ def whole_reading_findings(
     # a program's own log line (a timestamp, a level) is not the writer's words
     own = [w for w in words if not _LOGGED.search(w)]
     named_failure = any(_says(pattern, keys, own) for _c, pattern, keys in _NAMED_SYMPTOMS)
-    failed = named_failure or _says(_FAILED, _FAILED_KEYS, words)
+    # the writer says the GPU was wanted and not had ("list_physical_devices returns []")
+    missed = wanted.says_gpu_missed(stated, classified, wanted.says_no_gpu_here(words))
+    failed = named_failure or missed or _says(_FAILED, _FAILED_KEYS, words)
     shown = frozenset(s for line in classified if line.rule for s in line.rule.shows)
     causes = [
         (c, p) for c, p in ranked if c != "noise" and not _ruled_out(c, stated, matrix, shown)
@@ -380,7 +386,7 @@ def whole_reading_findings(
         and not named_failure
         and not _says(_SYMPTOM, _SYMPTOM_KEYS, words)
         and not _broke(classified)
-        and not wanted.says_gpu_missed(stated, classified, wanted.says_no_gpu_here(words))
+        and not missed
     ):
         # the rules know every message here as harmless, and the writer names no symptom and
         # no GPU wanted and not had: words do not override them

@@ -26,6 +26,11 @@ GPU_MISSED = re.compile(
     r"|\bonly\s+(?:runs?\s+on|uses?)\s+(?:the\s+)?cpu\b|\bonly\s+(?:the\s+)?cpu\s+(?:works|is used)\b"
     r"|\b(?:problems?|trouble|issues?)\s+(?:running|using|training)\b[^.\n]{0,30}?\bon\s+(?:the |my )?gpu\b"
     r"|\bgpu\s*(?:不能|无法|沒有被?|没有被?|未被?|認識されな|使えな|인식(?:이)? ?안|안 ?(?:돼|됨|보))"
+    # TensorFlow's own listing of GPUs, told as coming back empty ("list_physical_devices('GPU')
+    # returns an empty list", "gpu_device_name() ... return is empty")
+    r"|\b(?:list_physical_devices|list_local_devices|gpu_device_name|is_gpu_available)\b[^\n]{0,60}?"
+    r"\b(?:returns?|returned|returning|gives?|gave|prints?|printed|shows?|showed|outputs?|is|gets?|got)"
+    r"\s*(?:an?\s+|me\s+|just\s+|only\s+)?(?:empty|\[\s*\]|false\b|''|\"\")|\breturn(?:s|ed)? is empty"
 )
 """Prose that says the GPU was wanted and not had ("TensorFlow does not use my GPU", "GPU not
 detected", "training runs only on the CPU", "GPU无法使用"): lines normal on a machine without a
