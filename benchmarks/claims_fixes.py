@@ -766,7 +766,8 @@ def _smallest(
             if os.path.realpath(target) == os.path.realpath(recipes.SYSTEM_PYTHON)
             else []
         )
-        if oracle.view("clean").get("pip"):
+        by_pip = bool(oracle.view("clean").get("pip"))
+        if by_pip:
             argv = [target, "-m", "pip", "install", *user, *wanted]
             check = [target, "-m", "pip", "check"]
         else:
@@ -789,8 +790,9 @@ def _smallest(
             if built.dry_wheels is not None:
                 built.dry_wheels.ensure(built.python_minor, wanted, deps=True)
                 folders.append(str(built.dry_wheels.folder))
-            online["PIP_FIND_LINKS"] = " ".join(folders)
-            online["UV_FIND_LINKS"] = " ".join(folders)
+            online["PIP_FIND_LINKS"] = " ".join(folders)  # pip splits its variables on spaces
+            if not by_pip:  # uv: each folder its own --find-links
+                dry = [*dry[:3], *(a for f in folders for a in ("--find-links", f)), *dry[3:]]
             code, text = _run(dry, online, cwd)
             if code != 0:
                 return None, f"no_smaller: the installer refuses {words}: {_error_line(text)}"

@@ -16,6 +16,7 @@ from tests.helpers import checks, doctor
 from tests.probes.test_user_import import (
     METADATA,
     install_fake,
+    install_tensorflow_cpu,
     install_tf221,
 )
 from tests.test_target import site_packages
@@ -246,3 +247,62 @@ def test_a_missing_numpy_is_an_unmet_requirement_not_an_incompatible_numpy() -> 
 
     assert cause(missing) == "tf_requirement_unmet"
     assert cause(wrong) == "numpy_incompatible"
+
+
+TF_KERAS_REQUIRES = {
+    # each release's one Requires-Dist line, from its wheel's METADATA on PyPI
+    # (tf_keras-2.15.1-py3-none-any.whl, tf_keras-2.17.0-py3-none-any.whl)
+    "2.15.1": "tensorflow <2.16,>=2.15",
+    "2.17.0": "tensorflow <2.18,>=2.17",
+}
+
+
+def _tf_keras(site: Path, version: str) -> None:
+    install_fake(site, "tf-keras", version, "Metadata-Version: 2.1\nName: tf_keras\n"
+                 f"Version: {version}\nRequires-Dist: {TF_KERAS_REQUIRES[version]}")  # fmt: skip
+
+
+@pytest.mark.slow
+def test_tensorflow_under_another_name_in_the_declared_range_is_met_in_substance(
+    tmp_path: Path,
+) -> None:
+    """tensorflow-cpu 2.17.1 and tf-keras 2.17.0, which declares ``tensorflow<2.18,>=2.17`` by
+    name: pip check lists tensorflow as not installed; the modules are there, in range. Nothing
+    to install (installing ``tensorflow`` puts a second TensorFlow over the same files)."""
+    python = venv_with_pip(tmp_path / "venv")
+    site = site_packages(python)
+    install_tensorflow_cpu(site, "2.17.1")
+    _tf_keras(site, "2.17.0")
+    truth = subprocess.run(
+        [str(python), "-m", "pip", "check"], capture_output=True, text=True, check=False
+    ).stdout
+    assert "tf-keras 2.17.0 requires tensorflow, which is not installed." in truth
+    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"]
+    assert found["status"] == "info"
+    assert found["cause"] is None
+    assert not found["fix"]
+    assert "tf-keras 2.17.0 requires tensorflow, which is not installed." in found["summary"]
+    assert "tensorflow-cpu 2.17.1 is that TensorFlow under another name" in found["summary"]
+
+
+@pytest.mark.slow
+def test_a_companion_numbered_with_tensorflow_moves_to_the_installed_series(
+    tmp_path: Path,
+) -> None:
+    """tf-keras 2.15.1 installed after TensorFlow 2.17.1: tf-keras follows TensorFlow's numbers
+    (it declares the 2.15 series of its own number), so the smallest change is tf-keras of the
+    2.17 series, TensorFlow and its Keras staying; with tensorflow-cpu, without dependencies
+    (they would bring ``tensorflow`` as a second TensorFlow)."""
+    for dist, options in (("tensorflow", ""), ("tensorflow-cpu", "--no-deps ")):
+        python = venv_with_pip(tmp_path / dist)
+        site = site_packages(python)
+        if dist == "tensorflow":
+            install_fake(site, "tensorflow", "2.17.1")
+        else:
+            install_tensorflow_cpu(site, "2.17.1")
+        _tf_keras(site, "2.15.1")  # after TensorFlow: the user's latest choice
+        found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"]
+        assert found["cause"] == "keras_mismatch"
+        assert found["fix"] == f'{python} -m pip install {options}"tf-keras==2.17.*"', found["fix"]
+        assert "tf-keras 2.15.1 follows TensorFlow's numbers" in found["details"]
+        assert f"{dist} stays" in found["details"]

@@ -181,8 +181,12 @@ def declared(snapshot: Snapshot, of: str, name: str) -> str | None:
     return None
 
 
-def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remedy:
-    """The install that meets ``unmet`` on its stale side, with its fallbacks."""
+def remedy(
+    unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix, declared_as: str | None = None
+) -> Remedy:
+    """The install that meets ``unmet`` on its stale side, with its fallbacks. ``declared_as``:
+    the name ``unmet.of`` declares, where ``unmet.name`` is the installed distribution of another
+    name it is meant of (tf-keras declares ``tensorflow``; ``tensorflow-cpu`` is installed)."""
     wanted = _without_marker(unmet.requirement) or declared(snapshot, unmet.of, unmet.name)
     way = direction(wanted, unmet.have)
     satisfy = install_line([wanted]) if wanted else None
@@ -206,6 +210,22 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
             changes=f"change {unmet.name} to what {unmet.of} asks",
         )
     keep = f"{unmet.name}=={unmet.have}"
+    series = _lockstep(unmet, wanted)
+    if series is not None and satisfy:
+        # a companion numbered with TensorFlow: its own release of the installed TensorFlow's
+        # series is one distribution changed, and TensorFlow (and its Keras) stay; where it
+        # declares TensorFlow by another name, without the dependencies (they would bring that
+        # name as a second TensorFlow over the installed one's files)
+        asked = f"{declared_as or unmet.name}{_specifier(wanted)}"
+        return Remedy(
+            intent.install(series, options=("--no-deps",) if declared_as else ()),
+            (satisfy,),
+            changes=(
+                f"move {unmet.of} to the series of {unmet.name} {unmet.have} ({unmet.of} "
+                f"{unmet.of_version} follows TensorFlow's numbers: it declares {asked}; "
+                f"{unmet.name} stays)"
+            ),
+        )
     if _declaring_side_chosen_last(unmet):
         return plain(
             wanted,
@@ -225,6 +245,28 @@ def remedy(unmet: UnmetRequirement, snapshot: Snapshot, matrix: Matrix) -> Remed
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
+
+
+def _lockstep(unmet: UnmetRequirement, wanted: str | None) -> str | None:
+    """``tf-keras==2.17.*`` where a companion declares TensorFlow's series of its own number
+    (tf-keras 2.15.1: ``tensorflow<2.16,>=2.15``) and the installed TensorFlow is of another
+    series: the companion's release of that series. ``None``: not a TensorFlow it declares,
+    not numbered with it, or TensorFlow's version not read."""
+    if canonicalize_name(unmet.name) not in TENSORFLOW_NAMES or unmet.of in TENSORFLOW_NAMES:
+        return None
+    specifier = _specifier(wanted)
+    if specifier is None or not unmet.of_version or not unmet.have:
+        return None
+    try:
+        own, have = Version(unmet.of_version), Version(unmet.have)
+    except InvalidVersion:
+        return None
+    major, minor = (*own.release, 0)[:2]
+    floor, roof = Version(f"{major}.{minor}"), Version(f"{major}.{minor + 1}")
+    bounds = {(c.operator, Version(c.version)) for c in specifier if c.version[:1].isdigit()}
+    if bounds != {(">=", floor), ("<", roof)} or have.release[:2] == (major, minor):
+        return None
+    return f"{unmet.of}=={have.major}.{have.minor}.*"
 
 
 def _breaks(unmet: UnmetRequirement, wanted: str) -> str:

@@ -213,10 +213,32 @@ def _from_installer_check(
     by = by or "the installer's check"
     ours = [u for u in check_lines if _in_world(u.of) or _in_world(u.name)]
     others = [u for u in check_lines if u not in ours]
+    # a TensorFlow declared by one name, installed under another: met in substance, or meant of
+    # the installed distribution (never a second TensorFlow over its files)
+    named = [(u, _by_another_name(u, snapshot)) for u in ours]
+    substance = [u for u, meant in named if meant is u]
+    ours = [meant or u for u, meant in named if meant is not u]
+    declared_as = {id(meant): u.name for u, meant in named if meant is not None and meant is not u}
     extra = _numpy_abi(snapshot, matrix, ours)
     aside = (
         "\nNot TensorFlow's (left alone): " + "; ".join(u.line for u in others) if others else ""
     )
+    if substance:
+        aside = (
+            "\n".join(f"{by}: {u.line}" for u in substance)
+            + "\n"
+            + _SUBSTANCE.format(names=", ".join(sorted({u.name for u in substance})))
+            + aside
+        )
+    if not ours and extra is None and substance:
+        first = substance[0]
+        tf = snapshot.packages.tensorflow[0]
+        return info(
+            "tf_requirements",
+            f"{by}: {first.line} {tf.name} {tf.version} is that TensorFlow under another name, "
+            "in the range declared: nothing to install",
+            aside.strip(),
+        )
     if not ours and extra is None:
         return ok(
             "tf_requirements",
@@ -237,7 +259,13 @@ def _from_installer_check(
     ours.sort(key=lambda u: (order.index(_family(u)), not _hard(u)))
     first = ours[0]
     # what the same package declares is met in one install (another's bound may pull against it)
-    plan = stale.together([stale.remedy(u, snapshot, matrix) for u in ours if u.of == first.of])
+    plan = stale.together(
+        [
+            stale.remedy(u, snapshot, matrix, declared_as=declared_as.get(id(u)))
+            for u in ours
+            if u.of == first.of
+        ]
+    )
     more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
     details = "\n".join(f"{by}: {u.line}" for u in ours) + f"\nThe fix: {plan.changes}." + aside
     judge = fail if _stops(first, snapshot) or snapshot.tensorflow.error else warn
@@ -250,6 +278,50 @@ def _from_installer_check(
         observed=observed,
     )
     return finding.otherwise(plan.fallbacks)
+
+
+_SUBSTANCE = (
+    "A distribution that declares {names} by name cannot see it installed under another name "
+    "(tensorflow-cpu, tf-nightly): the installer's check lists it as missing, but the modules "
+    "are there. Installing the named one as well puts a second TensorFlow over the same files "
+    "(https://github.com/gmalivenko/pytorch2keras/issues/79)."
+)
+
+
+def _by_another_name(unmet: UnmetRequirement, snapshot: Snapshot) -> UnmetRequirement | None:
+    """A TensorFlow a distribution declares by one name (tf-keras 2.17.0: ``tensorflow<2.18,
+    >=2.17``) and the installer's check finds missing, where TensorFlow is installed under
+    another (``tensorflow-cpu``, ``tf-nightly``): ``unmet`` itself where that distribution's
+    version is in the declared range (met in substance); else the same requirement on the
+    installed distribution, which is what a fix moves. ``None``: not such a line."""
+    if unmet.have is not None or canonicalize_name(unmet.name) not in stale.TENSORFLOW_NAMES:
+        return None
+    installed = [
+        d
+        for d in snapshot.packages.tensorflow
+        if canonicalize_name(d.name) != canonicalize_name(unmet.name)
+    ]
+    if not installed:
+        return None
+    dist = installed[0]
+    wanted = parse_requirement(
+        unmet.requirement or stale.declared(snapshot, unmet.of, unmet.name) or unmet.name
+    )
+    if wanted is None:
+        return None
+    try:
+        inside = wanted.specifier.contains(dist.version, prereleases=True)
+    except InvalidVersion:
+        return None
+    if inside:
+        return unmet
+    return dataclasses.replace(
+        unmet,
+        name=canonicalize_name(dist.name),
+        requirement=f"{canonicalize_name(dist.name)}{wanted.specifier}",
+        have=dist.version,
+        name_installed_at=dist.installed_at,
+    )
 
 
 def _numpy_abi(
