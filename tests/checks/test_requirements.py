@@ -283,6 +283,10 @@ def test_tensorflow_under_another_name_in_the_declared_range_is_met_in_substance
     assert not found["fix"]
     assert "tf-keras 2.17.0 requires tensorflow, which is not installed." in found["summary"]
     assert "tensorflow-cpu 2.17.1 is that TensorFlow under another name" in found["summary"]
+    # what is observed is the installer's own line, not the reading of it
+    assert [(o["of"], o["name"], o["have"]) for o in found["observed"]] == [
+        ("tf-keras", "tensorflow", None)
+    ]
 
 
 @pytest.mark.slow
@@ -306,3 +310,6 @@ def test_a_companion_numbered_with_tensorflow_moves_to_the_installed_series(
         assert found["fix"] == f'{python} -m pip install {options}"tf-keras==2.17.*"', found["fix"]
         assert "tf-keras 2.15.1 follows TensorFlow's numbers" in found["details"]
         assert f"{dist} stays" in found["details"]
+        assert [(o["name"], o["have"]) for o in found["observed"]] == [
+            ("tensorflow", None) if dist == "tensorflow-cpu" else ("tensorflow", "2.17.1")
+        ]

@@ -213,6 +213,9 @@ def _from_installer_check(
     by = by or "the installer's check"
     ours = [u for u in check_lines if _in_world(u.of) or _in_world(u.name)]
     others = [u for u in check_lines if u not in ours]
+    # what the installer said, verbatim (the observations), before any line is read as meant of
+    # another distribution
+    observed = tuple(requirement_observation(u, by) for u in ours)
     # a TensorFlow declared by one name, installed under another: met in substance, or meant of
     # the installed distribution (never a second TensorFlow over its files)
     named = [(u, _by_another_name(u, snapshot)) for u in ours]
@@ -238,6 +241,7 @@ def _from_installer_check(
             f"{by}: {first.line} {tf.name} {tf.version} is that TensorFlow under another name, "
             "in the range declared: nothing to install",
             aside.strip(),
+            observed=observed,
         )
     if not ours and extra is None:
         return ok(
@@ -245,7 +249,6 @@ def _from_installer_check(
             f"{by}: every requirement of TensorFlow, Keras and their packages is met",
             aside.strip(),
         )
-    observed = tuple(requirement_observation(u, by) for u in ours)
     if not ours and extra is not None:
         cause, summary, fix, fallbacks = extra
         finding = fail("tf_requirements", cause, summary, aside.strip(), fix, observed=observed)
