@@ -737,13 +737,19 @@ def _smallest(
     """The oracle's own change: one install, into a copy, of every requirement the installer's
     check finds unmet, together with each distribution that declares one at the version it has
     (so the installer's resolver reads the range from that distribution's own metadata: pip check
-    names a missing requirement without its range), with no setting of the user's and the
+    names a missing requirement without its range), unless another requirement moves it, with no
+    setting of the user's and the
     harness's wheelhouse for the index. Accepted where it leaves no unmet requirement the check did
     not already list and none of those it meant. Where the wheelhouse lacks a download, the dry run
     against the index decides and what it would install is the change. Returns the changes and
     the words of the install, or None and the verdict."""
     wanted = sorted({p.requirement or p.name for p in problems})
-    wanted += sorted({f"{p.of}=={p.of_version}" for p in problems if p.of and p.of_version})
+    # a declarer is kept at its version unless it is itself what another requirement moves
+    # (Keras 3.5 over TensorFlow 2.15 declares namex; TensorFlow declares keras<2.16)
+    moved = {p.name for p in problems}
+    wanted += sorted(
+        {f"{p.of}=={p.of_version}" for p in problems if p.of_version and p.of not in moved}
+    )
     words = "installing " + " ".join(wanted)
     w = built.w
     copy = w.parent / "wsmall"

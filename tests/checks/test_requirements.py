@@ -313,3 +313,12 @@ def test_a_companion_numbered_with_tensorflow_moves_to_the_installed_series(
         assert [(o["name"], o["have"]) for o in found["observed"]] == [
             ("tensorflow", None) if dist == "tensorflow-cpu" else ("tensorflow", "2.17.1")
         ]
+    # the other way: tf-keras 2.17.0 over TensorFlow 2.15.1 goes to the 2.15 series (not
+    # TensorFlow to 2.17, whose Keras 3 would replace Keras 2)
+    python = venv_with_pip(tmp_path / "older")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.15.1")
+    _tf_keras(site, "2.17.0")
+    found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"]
+    assert found["fix"] == f'{python} -m pip install "tf-keras==2.15.*"', found["fix"]
+    assert "or change tensorflow to tensorflow<2.18,>=2.17" in found["details"]

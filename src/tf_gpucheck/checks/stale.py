@@ -195,6 +195,22 @@ def remedy(
             return plain(wanted, changes=f"install {unmet.name} as {unmet.of} asks")
         again = f"{unmet.of}=={unmet.of_version}" if unmet.of_version else unmet.name
         return plain(again, changes=f"install {unmet.name}")
+    series = _lockstep(unmet, wanted)
+    if series is not None and satisfy:
+        # a companion numbered with TensorFlow: its own release of the installed TensorFlow's
+        # series is one distribution changed, and TensorFlow (and its Keras) stay; where it
+        # declares TensorFlow by another name, without the dependencies (they would bring that
+        # name as a second TensorFlow over the installed one's files)
+        asked = f"{declared_as or unmet.name}{_specifier(wanted)}"
+        return Remedy(
+            intent.install(series, options=("--no-deps",) if declared_as else ()),
+            (satisfy,),
+            changes=(
+                f"move {unmet.of} to the series of {unmet.name} {unmet.have} ({unmet.of} "
+                f"{unmet.of_version} follows TensorFlow's numbers: it declares {asked}; "
+                f"{unmet.name} stays; or change {unmet.name} to {wanted})"
+            ),
+        )
     if way != "too_new" and wanted and unmet.of not in TENSORFLOW_NAMES:
         against = _against_tensorflow(unmet, wanted, snapshot, matrix)
         if against is not None:
@@ -210,22 +226,6 @@ def remedy(
             changes=f"change {unmet.name} to what {unmet.of} asks",
         )
     keep = f"{unmet.name}=={unmet.have}"
-    series = _lockstep(unmet, wanted)
-    if series is not None and satisfy:
-        # a companion numbered with TensorFlow: its own release of the installed TensorFlow's
-        # series is one distribution changed, and TensorFlow (and its Keras) stay; where it
-        # declares TensorFlow by another name, without the dependencies (they would bring that
-        # name as a second TensorFlow over the installed one's files)
-        asked = f"{declared_as or unmet.name}{_specifier(wanted)}"
-        return Remedy(
-            intent.install(series, options=("--no-deps",) if declared_as else ()),
-            (satisfy,),
-            changes=(
-                f"move {unmet.of} to the series of {unmet.name} {unmet.have} ({unmet.of} "
-                f"{unmet.of_version} follows TensorFlow's numbers: it declares {asked}; "
-                f"{unmet.name} stays)"
-            ),
-        )
     if _declaring_side_chosen_last(unmet):
         return plain(
             wanted,
