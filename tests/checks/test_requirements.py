@@ -322,3 +322,19 @@ def test_a_companion_numbered_with_tensorflow_moves_to_the_installed_series(
     found = checks(doctor(python, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"]
     assert found["fix"] == f'{python} -m pip install "tf-keras==2.15.*"', found["fix"]
     assert "or change tensorflow to tensorflow<2.18,>=2.17" in found["details"]
+
+
+def test_a_companion_is_numbered_with_tensorflow_only_where_it_declares_its_own_series() -> None:
+    from tf_gpucheck.checks import stale
+    from tf_gpucheck.snapshot import UnmetRequirement
+
+    def series(requirement: str, of_version: str = "2.15.1", have: str = "2.17.1") -> str | None:
+        unmet = UnmetRequirement("", "tf-keras", of_version, "tensorflow", requirement, have)
+        return stale._lockstep(unmet, requirement)
+
+    assert series("tensorflow<2.16,>=2.15") == "tf-keras==2.17.*"
+    assert series("tensorflow<2.18,>=2.17", "2.17.0", "2.15.1") == "tf-keras==2.15.*"
+    assert series("tensorflow==2.15.*") is None  # a wildcard: not read as a series
+    assert series("tensorflow>=2.15") is None  # no upper bound: not numbered with it
+    assert series("tensorflow<2.16,>=2.15", "3.0.0") is None  # its own number is another
+    assert series("tensorflow<2.16,>=2.15", have="2.15.0") is None  # already that series

@@ -259,11 +259,11 @@ def _lockstep(unmet: UnmetRequirement, wanted: str | None) -> str | None:
         return None
     try:
         own, have = Version(unmet.of_version), Version(unmet.have)
-    except InvalidVersion:
+        bounds = {(c.operator, Version(c.version)) for c in specifier}
+    except InvalidVersion:  # a wildcard (``==2.15.*``) is not the two bounds of a series
         return None
     major, minor = (*own.release, 0)[:2]
     floor, roof = Version(f"{major}.{minor}"), Version(f"{major}.{minor + 1}")
-    bounds = {(c.operator, Version(c.version)) for c in specifier if c.version[:1].isdigit()}
     if bounds != {(">=", floor), ("<", roof)} or have.release[:2] == (major, minor):
         return None
     return f"{unmet.of}=={have.major}.{have.minor}.*"
