@@ -731,6 +731,18 @@ def _size(built: recipes.Built, oracle: Oracle, changed: list[str], *, fresh: bo
     )
 
 
+_MACHINE = re.compile(r"No space left on device|Errno 28|MemoryError|timed out after")
+"""What this machine ran out of, not the installer's judgment of the change."""
+
+
+def _refused(words: str, text: str) -> str:
+    """The verdict for an install that did not go through: the harness's own failure (a full
+    disk) is not the installer refusing the change."""
+    if _MACHINE.search(text):
+        return f"unjudged: the harness failed {words}: {_error_line(text)}"
+    return f"no_smaller: the installer refuses {words}: {_error_line(text)}"
+
+
 def _smallest(
     built: recipes.Built, oracle: Oracle, problems: Sequence[PipProblem]
 ) -> tuple[list[str] | None, str]:
@@ -801,7 +813,7 @@ def _smallest(
                 dry = [*dry[:3], *(a for f in folders for a in ("--find-links", f)), *dry[3:]]
             code, text = _run(dry, online, cwd)
             if code != 0:
-                return None, f"no_smaller: the installer refuses {words}: {_error_line(text)}"
+                return None, _refused(words, text)
             after = _installed_after(before, _would_install(text))
             unmet = [
                 p.requirement
@@ -812,7 +824,7 @@ def _smallest(
                 return None, f"no_smaller: {words} leaves {', '.join(unmet)} unmet (its dry run)"
             return _changes(before, after), words + " (its dry run)"
         if code != 0:
-            return None, f"no_smaller: the installer refuses {words}: {_error_line(text)}"
+            return None, _refused(words, text)
         _code, text = _run(check, env, cwd)
         left = parse_pip_check(text)
         if any(p in left for p in problems) or any(p not in problems for p in left):

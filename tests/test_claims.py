@@ -845,3 +845,12 @@ def test_a_dry_run_s_would_install_is_the_size_of_the_change() -> None:
     assert "Pygments 2.17.2 -> 2.21.0" in forward  # the installed spelling kept
     assert "tensorflow 2.15.1 -> 2.16.2" in forward
     assert claims_fixes._majors(forward) == []  # no major release crossed
+
+
+def test_a_full_disk_is_the_harness_failing_not_the_installer_refusing() -> None:
+    full = "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"
+    assert claims_fixes._refused("installing x", full).startswith("unjudged: the harness failed")
+    pep668 = "error: externally-managed-environment"
+    assert claims_fixes._refused("installing x", pep668) == (
+        "no_smaller: the installer refuses installing x: error: externally-managed-environment"
+    )
