@@ -19,10 +19,14 @@ from xml.etree import ElementTree
 
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None,
-    reason="Ray is not installed: pip install -e '.[ray]' to test gpucheck fleet --ray",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("ray") is None,
+        reason="Ray is not installed: pip install -e '.[ray]' to test gpucheck fleet --ray",
+    ),
+    # its tests share one Ray cluster (a module fixture): they run on one worker
+    pytest.mark.xdist_group("ray"),
+]
 
 HANG = """
 import sys, time
