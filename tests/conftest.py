@@ -183,10 +183,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("tensorflow") and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: at least four workers, more where there are more cores. Most slow tests wait
-    on child processes (pip resolving against the index, venvs being built), so two cores keep
-    four workers busy."""
-    return max(4, os.cpu_count() or 1)

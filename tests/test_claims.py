@@ -101,10 +101,6 @@ def built_for(w: Path, target: Path, **env: str) -> recipes.Built:
     return recipes.Built.existing({}, w, str(target), w / "work", user_env)
 
 
-# its tests share a module fixture: they run on one worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("claims")
-
-
 @pytest.fixture(scope="module")
 def pth_envs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """env A with a ``tensorflow`` distribution (requiring a NumPy that is not there), and env B,

@@ -52,10 +52,6 @@ def test_theirs():
 """
 
 
-# its tests share a module fixture: they run on one worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("distribution")
-
-
 @pytest.fixture(scope="module")
 def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv with this project (built from the checkout) and PyPI's gpucheck 0.1.0."""

@@ -33,10 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MATRIX_FILE = ROOT / "compat_matrix.yaml"
 
 
-# its tests share a module fixture: they run on one worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("matrix")
-
-
 @pytest.fixture(scope="module")
 def matrix() -> Matrix:
     return load_matrix()

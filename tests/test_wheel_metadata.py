@@ -22,10 +22,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# its tests share a module fixture: they run on one worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("wheel_metadata")
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if importlib.util.find_spec("build") is None:

@@ -19,14 +19,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-pytestmark = [
-    pytest.mark.skipif(
-        importlib.util.find_spec("ray") is None,
-        reason="Ray is not installed: pip install -e '.[ray]' to test gpucheck fleet --ray",
-    ),
-    # its tests share one Ray cluster (a module fixture): they run on one worker
-    pytest.mark.xdist_group("ray"),
-]
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="Ray is not installed: pip install -e '.[ray]' to test gpucheck fleet --ray",
+)
 
 HANG = """
 import sys, time

@@ -13,10 +13,6 @@ from tests.conftest import first_environment_fix
 from tf_gpucheck.probes.installer import _policy
 
 
-# its tests share a module fixture: they run on one worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("installer_broken")
-
-
 @pytest.fixture(scope="module")
 def old_pip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv of this Python with pip 9.0.3, which imports collections.Mapping (gone since

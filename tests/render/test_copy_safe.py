@@ -60,10 +60,6 @@ def in_a_terminal(args: list[str], columns: int, cwd: Path) -> str:
     return ANSI.sub("", b"".join(chunks).decode("utf-8", "replace")).replace("\r\n", "\n")
 
 
-# its tests share a module fixture: they run on one worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("copy_safe")
-
-
 @pytest.fixture(scope="module")
 def deep_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv at a long path, without TensorFlow: its fix is a long install command."""
