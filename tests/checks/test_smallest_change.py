@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from packaging.version import Version
+
 from tests.conftest import scenario
 from tests.installer.shellwords import read_command
 from tf_gpucheck.checks import Status, run_checks, stale
@@ -297,3 +299,25 @@ def test_a_cpu_build_in_a_target_folder_is_replaced_in_that_folder() -> None:
     assert fix.startswith("rm -rf /tmp/tgt/tensorflow_cpu-2.21.0.dist-info && ")
     assert 'pip install --target /tmp/tgt --upgrade "tensorflow[and-cuda]==2.21.*"' in fix
     assert "uninstall" not in fix
+
+
+def test_no_tensorflow_built_against_numpy_1_is_the_release_that_keeps_numpy_2() -> None:
+    """benchmarks/runs/seed134.json env 18: TensorFlow 2.12.1, then jax 0.6.2 with NumPy 2.2.6.
+    TensorFlow 2.14's METADATA declares no upper bound on NumPy, but it is compiled against NumPy
+    1 and fails to import under NumPy 2: the release that keeps NumPy 2 is 2.18 or newer."""
+    matrix = load_matrix()
+    unmet = UnmetRequirement(
+        line="tensorflow 2.12.1 has requirement numpy<=1.24.3,>=1.22, but you have numpy 2.2.6.",
+        of="tensorflow",
+        of_version="2.12.1",
+        name="numpy",
+        requirement="numpy<=1.24.3,>=1.22",
+        have="2.2.6",
+    )
+    row = stale.newer_tensorflow(scenario("real-tf-2.15-jax-0.7-py3.11"), matrix, unmet)
+    assert row is not None
+    assert tuple(int(p) for p in row.version.split(".")[:2]) >= stale.NUMPY_2_FROM
+    older = matrix.release("2.14.0")
+    assert older is not None
+    assert not stale._accepts(older, "numpy", Version("2.2.6"), "3.11")
+    assert stale._accepts(older, "numpy", Version("1.26.4"), "3.11")

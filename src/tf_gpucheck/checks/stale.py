@@ -549,7 +549,15 @@ def newer_tensorflow(
     )
 
 
+NUMPY_2_FROM = (2, 18)
+"""The first TensorFlow compiled against NumPy 2 (TensorFlow 2.18.0 release notes: "TensorFlow now
+supports and is compiled with NumPy 2.0 by default"); earlier ones fail to import under NumPy 2
+whatever their metadata declares (2.7 to 2.14 declare no upper bound)."""
+
+
 def _accepts(row: TfRelease, name: str, have: Version, python: str | None = None) -> bool:
+    if name == "numpy" and have.major >= 2 and Version(row.version).release[:2] < NUMPY_2_FROM:
+        return False  # its METADATA may admit NumPy 2; its build does not
     for line in row.requires:
         try:
             requirement = Requirement(line)

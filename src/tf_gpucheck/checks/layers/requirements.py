@@ -41,10 +41,7 @@ def not_recorded(snapshot: Snapshot) -> str:
 
 # --- what TensorFlow declares it needs ------------------------------------------------------
 
-NUMPY_2_FROM = (2, 18)
-"""The first TensorFlow compiled against NumPy 2 (TensorFlow 2.18.0 release notes: "TensorFlow now
-supports and is compiled with NumPy 2.0 by default"); earlier ones fail to import under NumPy 2
-whatever their metadata declares (2.7 to 2.14 declare no upper bound)."""
+NUMPY_2_FROM = stale.NUMPY_2_FROM
 
 _FAMILY = {"numpy": "numpy_incompatible", "protobuf": "protobuf_incompatible"}
 _FAMILY_ORDER = ("numpy_incompatible", "protobuf_incompatible", "tf_requirement_unmet")
