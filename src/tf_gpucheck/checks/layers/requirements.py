@@ -41,8 +41,6 @@ def not_recorded(snapshot: Snapshot) -> str:
 
 # --- what TensorFlow declares it needs ------------------------------------------------------
 
-NUMPY_2_FROM = stale.NUMPY_2_FROM
-
 _FAMILY = {"numpy": "numpy_incompatible", "protobuf": "protobuf_incompatible"}
 _FAMILY_ORDER = ("numpy_incompatible", "protobuf_incompatible", "tf_requirement_unmet")
 
@@ -94,7 +92,7 @@ def requirement_problems(
     if numpy and tf_version and not any(c == "numpy_incompatible" for c, _, _ in problems):
         try:
             numpy_2 = Version(numpy).major >= 2
-            old_build = Version(tf_version).release[:2] < NUMPY_2_FROM
+            old_build = Version(tf_version).release[:2] < stale.NUMPY_2_FROM
         except InvalidVersion:
             numpy_2 = old_build = False
         if numpy_2 and old_build:
@@ -342,7 +340,7 @@ def _numpy_abi(
         return None
     try:
         numpy_2 = Version(numpy).major >= 2
-        old_build = Version(tf_version).release[:2] < NUMPY_2_FROM
+        old_build = Version(tf_version).release[:2] < stale.NUMPY_2_FROM
     except InvalidVersion:
         return None
     if not (numpy_2 and old_build):
