@@ -19,12 +19,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 import claims_recipes as recipes
-from claims_oracle import PROBE, Oracle, PipProblem, _under, parse_pip_check
-from claims_statements import run_doctor
+from claims_oracle import PROBE, Oracle, PipProblem, _specifier, _under, parse_pip_check
+from claims_statements import _TF_DISTRIBUTIONS, run_doctor
 
 Json = dict[str, Any]
 
@@ -570,7 +571,7 @@ def check_fix(
         # a fresh environment leaves the user's own as it was: nothing of theirs goes down,
         # except a version that breaks what an installed distribution declares (putting it back
         # in that range is the smallest change there is)
-        breaking = {p.name for p in oracle.pip_check()[0] if p.have} if oracle else set()
+        breaking = _may_go_down(built, oracle.pip_check()[0]) if oracle else set()
         lower = [] if fresh else _went_down(built, target, env, cwd, before, breaking)
         if lower:
             return FixResult(
@@ -635,6 +636,99 @@ def _went_down(
         except InvalidVersion:
             continue
     return out
+
+
+_DECLARES = """
+import json, os, platform, sys
+import importlib.metadata as m
+names = set(sys.argv[1:])
+found = {}
+for d in m.distributions():
+    name = (d.metadata["Name"] or "").lower().replace("_", "-").replace(".", "-")
+    if name in names:
+        found.setdefault(name, list(d.requires or []))
+markers = {
+    "python_version": "%d.%d" % sys.version_info[:2],
+    "python_full_version": platform.python_version(),
+    "sys_platform": sys.platform,
+    "platform_system": platform.system(),
+    "platform_machine": platform.machine(),
+    "platform_release": platform.release(),
+    "platform_version": platform.version(),
+    "os_name": os.name,
+    "implementation_name": sys.implementation.name,
+    "platform_python_implementation": platform.python_implementation(),
+    "extra": "",
+}
+print(json.dumps({"requires": found, "markers": markers}))
+"""
+
+
+def _may_go_down(built: recipes.Built, problems: Sequence[PipProblem]) -> set[str]:
+    """What a fix may take below the version the user chose, by the installed metadata (read
+    from the environment as built, before any fix): both sides of each requirement the pip check
+    finds unmet (the installed version outside the range; a companion declaring it, such as
+    tf-keras 2.17 over TensorFlow 2.15, though not TensorFlow itself), and each distribution
+    whose own requirement on such a package, its marker evaluated in the target, shares no
+    version with the unmet range (jax 0.6.2's ``numpy>=1.25`` against TensorFlow 2.12's
+    ``numpy<=1.24.3,>=1.22``): meeting the range takes it back too."""
+    out = {p.name for p in problems if p.have}
+    out |= {p.of for p in problems if p.of not in _TF_DISTRIBUTIONS}
+    ranges = {
+        p.name: spec
+        for p in problems
+        if p.have and (spec := _specifier(p.requirement, p.name)) is not None
+    }
+    chosen = sorted({canonicalize_name(n) for n in built.explicit} - out)
+    if not ranges or not chosen:
+        return out
+    proc = subprocess.run(
+        [built.target, "-c", _DECLARES, *chosen],
+        capture_output=True,
+        text=True,
+        env=dict(built.user_env),
+        cwd=built.cwd,
+        check=False,
+        timeout=300,
+    )
+    try:
+        read = json.loads(proc.stdout)
+    except ValueError:
+        return out
+    markers = read.get("markers") or {}
+    for name, lines in (read.get("requires") or {}).items():
+        for line in lines:
+            try:
+                declared = Requirement(line)
+                if declared.marker is not None and not declared.marker.evaluate(markers):
+                    continue
+            except (InvalidRequirement, ValueError):
+                continue
+            unmet = ranges.get(canonicalize_name(declared.name))
+            if unmet is not None and not _share(declared.specifier, unmet):
+                out.add(name)
+    return out
+
+
+def _share(a: SpecifierSet, b: SpecifierSet) -> bool:
+    """Some version lies in both: each bound either names, and the versions just past it, are
+    tried (a release between two bounds is one of them or no release is in both)."""
+    tried: set[Version] = set()
+    for clause in [*a, *b]:
+        try:
+            bound = Version(clause.version.removesuffix(".*"))
+        except InvalidVersion:
+            return True  # not comparable: not known to conflict
+        major, minor, micro = (*bound.release, 0, 0)[:3]
+        tried |= {
+            bound,
+            Version(f"{major}.{minor}.{micro + 1}"),
+            Version(f"{major}.{minor + 1}"),
+            Version(f"{major + 1}"),
+        }
+    if not tried:
+        return True
+    return any(a.contains(v, prereleases=True) and b.contains(v, prereleases=True) for v in tried)
 
 
 _WOULD_PIP = re.compile(r"^Would install (?P<dists>.+)$", re.MULTILINE)

@@ -42,16 +42,53 @@ def test_a_companion_upgraded_past_tensorflows_pin_is_put_back_not_tensorflow_mo
     assert "numpy<2.0.0,>=1.23.5" in (report.first_fix.fix or "")
 
 
-def test_going_back_is_not_the_fix_where_another_package_needs_the_newer_one() -> None:
-    """TensorFlow 2.15.1, then ``pip install "jax[cpu]==0.7.0"``: jax declares what 2.15.1's
-    range excludes, so putting it back would break jax; a newer TensorFlow keeps it."""
+def test_where_another_package_holds_it_past_the_range_that_package_goes_back_with_it() -> None:
+    """TensorFlow 2.15.1, then ``pip install "jax[cpu]==0.7.0"`` (NumPy 2.4.6, ml-dtypes 0.7.0):
+    jax and ml-dtypes declare what 2.15.1's ranges exclude. The newer TensorFlow that keeps them
+    takes Keras 2 to 3, so the fix takes them back with the ranges, TensorFlow pinned where it
+    is. Run in that environment (tensorflow==2.15.1, then jax[cpu]==0.7.0, Python 3.11), this
+    very install took jax and jaxlib to 0.4.34, ml-dtypes to 0.3.2 and NumPy to 1.26.4; pip check
+    then found nothing broken and both TensorFlow 2.15.1 and jax imported and computed."""
     snapshot = scenario("real-tf-2.15-jax-0.7-py3.11")
     finding = tf_requirements(snapshot, load_matrix())
-    assert finding.fix is not None
-    assert finding.fix.startswith('pip install "tensorflow')
-    assert "stays: jax 0.7.0 declares" in finding.details
-    assert finding.fallbacks
-    assert not finding.fallbacks[0].startswith('pip install "tensorflow')
+    assert finding.fix == (
+        'pip install "numpy<2.0.0,>=1.23.5" "ml-dtypes~=0.3.1" "tensorflow==2.15.1" jax jaxlib'
+    )
+    assert "ml-dtypes 0.7.0 declares numpy>=2.0.0" in finding.details
+    assert "jax 0.7.0 declares ml_dtypes>=0.5.0" in finding.details
+    assert "takes Keras 2.15.0 to Keras 3" in finding.details
+    # the other way keeps every package the user installed, and prints if the first is refused
+    assert finding.fallbacks == (
+        'pip install "tensorflow[and-cuda]==2.20.*" "numpy==2.4.6" "ml-dtypes==0.7.0"',
+    )
+
+
+def test_going_back_with_the_holder_comes_before_a_newer_tensorflow_in_the_keras_major() -> None:
+    """Going back with what holds the package changes it and its holders; a newer TensorFlow,
+    even one in the installed Keras's major release, changes TensorFlow, Keras, TensorBoard and
+    more. TensorFlow 2.12.1 declares ``numpy<=1.24.3,>=1.22``; NumPy 1.26.4 is held by a jax that
+    declares ``numpy>=1.25``; TensorFlow 2.14's METADATA takes NumPy 1.26.4 and Keras 2.14: it is
+    the fallback."""
+    snapshot = scenario("real-tf-2.15-jax-0.7-py3.11")  # Keras 2.15.0, Python 3.11
+    unmet = UnmetRequirement(
+        line="tensorflow 2.12.1 has requirement numpy<=1.24.3,>=1.22, but you have numpy 1.26.4.",
+        of="tensorflow",
+        of_version="2.12.1",
+        name="numpy",
+        requirement="numpy<=1.24.3,>=1.22",
+        have="1.26.4",
+        others=(Declared("jax", "0.4.30", "numpy>=1.25"),),
+    )
+    plan = stale.remedy(unmet, snapshot, load_matrix())
+    assert plan.install == ("numpy<=1.24.3,>=1.22", "jax", "tensorflow==2.12.1")
+    assert "jax 0.4.30 declares numpy>=1.25" in plan.changes
+    (fallback,) = plan.fallbacks
+    assert fallback.requirements[0].startswith("tensorflow[and-cuda]==2.1")
+    assert "numpy==1.26.4" in fallback.requirements
+    # a holder that is Keras itself is not taken back: its major release may change
+    keras_holds = dataclasses.replace(unmet, others=(Declared("keras", "3.5.0", "numpy>=1.25"),))
+    plan = stale.remedy(keras_holds, snapshot, load_matrix())
+    assert plan.install[0].startswith("tensorflow[and-cuda]==2.1")
 
 
 def _facts(*dists: RawDistribution) -> InterpreterFacts:

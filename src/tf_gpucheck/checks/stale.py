@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 from tf_gpucheck.installer import intent
 from tf_gpucheck.installer.intent import Fix
 from tf_gpucheck.matrix import Matrix, TfRelease, driver_floor, driver_supports
-from tf_gpucheck.snapshot import Snapshot, UnmetRequirement
+from tf_gpucheck.snapshot import Declared, Snapshot, UnmetRequirement
 
 TENSORFLOW_NAMES = frozenset(
     {"tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "intel-tensorflow"}
@@ -72,21 +72,21 @@ def install_line(requirements: Sequence[str]) -> Fix:
 def together(plans: Sequence[Remedy]) -> Remedy:
     """The first plan, with the requirements of every other plain install added to its one
     install: the installer's check lists each unmet requirement, and a fix of one alone leaves
-    the next (seen: protobuf upgraded, ml-dtypes still missing). A first plan of another kind
-    (an uninstall, an upgrade without a version) stays alone. The caller passes the plans of one
-    declaring package's requirements."""
+    the next (seen: protobuf upgraded, ml-dtypes still missing). Where two name the same
+    package, a range beats a bare name (a holder taken back beside the range it must meet). The
+    first fallbacks merge the same way where each is one plain install. A first plan of another
+    kind (an uninstall, an upgrade without a version) stays alone. The caller passes the plans of
+    one declaring package's requirements."""
     first = plans[0]
     if not first.install:
         return first
     wanted = list(first.install)
-    names = {_name(r) for r in wanted}
     merged = [first]
     for plan in plans[1:]:
-        added = [r for r in plan.install if _name(r) not in names]
-        if not added or None in {_name(r) for r in added}:
+        grown = _merged(wanted, plan.install)
+        if grown is None or grown == wanted:
             continue
-        names.update(_name(r) for r in added)
-        wanted += added
+        wanted = grown
         merged.append(plan)
     if len(merged) == 1:
         return first
@@ -99,10 +99,59 @@ def together(plans: Sequence[Remedy]) -> Remedy:
             changes.append(plan.kept or plan.gist or plan.changes)
     return plain(
         *wanted,
-        fallbacks=first.fallbacks,
+        fallbacks=_merged_fallbacks(merged),
         changes="; ".join(c for c in changes if c),
         kept=mover.kept if mover else "",
     )
+
+
+def _merged(wanted: Sequence[str], added: Sequence[str]) -> list[str] | None:
+    """``wanted`` with ``added``: a new name appended, a bare name replaced by a range of the
+    same name. ``None``: ``added`` holds something that is not a requirement."""
+    out = list(wanted)
+    at = {_name(r): i for i, r in enumerate(out)}
+    for requirement in added:
+        name = _name(requirement)
+        if name is None:
+            return None
+        if name not in at:
+            at[name] = len(out)
+            out.append(requirement)
+        elif _bare(out[at[name]]) and not _bare(requirement):
+            out[at[name]] = requirement
+    return out
+
+
+def _bare(requirement: str) -> bool:
+    parsed = _parsed(requirement)
+    return parsed is not None and not parsed.specifier and not parsed.url
+
+
+def _merged_fallbacks(plans: Sequence[Remedy]) -> tuple[Fix, ...]:
+    """The first plan's fallbacks, the first of them merged with the others' first where each is
+    one plain install and all or none of them move TensorFlow (one way, the same way)."""
+    first = plans[0].fallbacks
+    heads = [p.fallbacks[0] for p in plans if p.fallbacks]
+    if not first or len(heads) != len(plans):
+        return first
+    steps = [
+        step
+        for h in heads
+        if len(h.steps) == 1 and not h.note
+        for step in h.steps
+        if isinstance(step, intent.Install) and not step.options
+    ]
+    if len(steps) != len(heads):
+        return first
+    moving = {any(_name(r) in TENSORFLOW_NAMES for r in s.requirements) for s in steps}
+    if len(moving) != 1:
+        return first
+    wanted: list[str] | None = list(steps[0].requirements)
+    for step in steps[1:]:
+        wanted = _merged(wanted or [], step.requirements)
+        if wanted is None:
+            return first
+    return (install_line(wanted or []), *first[1:])
 
 
 def _name(requirement: str) -> str | None:
@@ -292,15 +341,21 @@ def _tensorflow_or_back(
 ) -> Remedy:
     """TensorFlow declares a bound the installed package is past (NumPy 2 under TensorFlow 2.15,
     upgraded after it): the smallest change is to put that one package back in TensorFlow's
-    range, leaving TensorFlow and Keras where they are. A newer TensorFlow that takes the
-    installed version is the fix only where going back breaks another installed distribution's
-    own requirement on it (read from their metadata), or takes the package across a major
-    release the newer TensorFlow does not; either way the other is named, and is what prints
-    when the installer refuses the first."""
+    range, leaving TensorFlow and Keras where they are. Where another installed distribution's
+    own requirement on it (read from their metadata) holds it past the range (jax 0.6.2 declares
+    ``numpy>=1.25``), going back takes that distribution back with it: named unpinned beside the
+    range, with TensorFlow pinned where it is, the installer's resolver picks their newest
+    releases that fit. That changes the package and its holders; a newer TensorFlow changes
+    TensorFlow, Keras, TensorBoard and whatever else its own ranges move, often across Keras's
+    major release. A newer TensorFlow that takes the installed version is the fix only where a
+    holder is TensorFlow or Keras itself, or where going back would take the package across a
+    major release (Keras 3 to 2) the newer TensorFlow does not; either way the other is named,
+    and is what prints when the installer refuses the first."""
     satisfy = install_line([wanted])
     row = newer_tensorflow(snapshot, matrix, unmet)
     moved = (tensorflow_requirement(unmet.of, row, snapshot), keep) if row else ()
     upgrade = install_line(moved) if moved else None
+    jump = _keras_jump(snapshot, row) if row else ""
     mine = _specifier(wanted)
     needs = [
         d
@@ -310,7 +365,10 @@ def _tensorflow_or_back(
         and not _overlap(mine, theirs)
     ]
     gist = f"put {unmet.name} back in {unmet.of} {unmet.of_version}'s range"
+    back = _back_with_holders(unmet, wanted, needs)
     if row is None:
+        if back is not None:
+            return plain(*back, changes=f"{_back_words(unmet, needs, gist)})", gist=gist)
         return plain(
             wanted,
             changes=(
@@ -318,10 +376,20 @@ def _tensorflow_or_back(
             ),
             gist=gist,
         )
+    if back is not None:
+        return plain(
+            *back,
+            fallbacks=(upgrade,) if upgrade else (),
+            changes=(
+                f"{_back_words(unmet, needs, gist)}; or keep them by upgrading {unmet.of} to "
+                f"{row.version}{jump})"
+            ),
+            gist=gist,
+        )
     if needs:
         held = needs[0]
         kept = f"{unmet.name} {unmet.have} stays: {held.of} {held.of_version} declares {held.requirement}"
-    elif _crosses_major(unmet, wanted) and not _keras_jump(snapshot, row):
+    elif _crosses_major(unmet, wanted) and not jump:
         # going back would cross a major release (Keras 3 to 2); the newer TensorFlow does not
         kept = (
             f"{unmet.name} {unmet.have} stays: {unmet.of} {unmet.of_version}'s range would take "
@@ -333,16 +401,37 @@ def _tensorflow_or_back(
             fallbacks=(upgrade,) if upgrade else (),
             changes=(
                 f"{gist} ({unmet.of} and Keras stay; or keep {unmet.name} {unmet.have} by "
-                f"upgrading {unmet.of} to {row.version}{_keras_jump(snapshot, row)})"
+                f"upgrading {unmet.of} to {row.version}{jump})"
             ),
             gist=gist,
         )
     return plain(
         *moved,
-        fallbacks=(satisfy,),
-        changes=f"upgrade {unmet.of} to {row.version}{_keras_jump(snapshot, row)} ({kept})",
+        fallbacks=(install_line(back) if back is not None else satisfy,),
+        changes=f"upgrade {unmet.of} to {row.version}{jump} ({kept})",
         kept=kept,
     )
+
+
+def _back_with_holders(
+    unmet: UnmetRequirement, wanted: str, needs: Sequence[Declared]
+) -> tuple[str, ...] | None:
+    """``wanted`` with each distribution that holds ``unmet.name`` past it named unpinned and the
+    declaring TensorFlow pinned at its version: one install in which the installer's resolver
+    takes the holders back to releases that accept the range. ``None``: nothing holds it, or a
+    holder is TensorFlow or Keras (going back could cross their major release)."""
+    holders = sorted({canonicalize_name(d.of) for d in needs})
+    if not holders or set(holders) & _MAJOR_MATTERS or not unmet.of_version:
+        return None
+    return (wanted, *holders, f"{unmet.of}=={unmet.of_version}")
+
+
+def _back_words(unmet: UnmetRequirement, needs: Sequence[Declared], gist: str) -> str:
+    """ "put numpy back in tensorflow 2.12.1's range, and jax with it (jax 0.6.2 declares
+    numpy>=1.25 ..." (the caller closes the parenthesis)."""
+    names = ", ".join(sorted({d.of for d in needs}))
+    held = "; ".join(f"{d.of} {d.of_version} declares {d.requirement}" for d in needs)
+    return f"{gist}, and {names} back with it ({held}: {unmet.of} and Keras stay"
 
 
 _MAJOR_MATTERS = frozenset({"keras", "tf-keras", *TENSORFLOW_NAMES})
