@@ -153,6 +153,75 @@ def test_a_nightly_environment_is_judged_and_fixed_as_the_nightly_it_is() -> Non
         assert '"keras' not in (finding.fix or "")
 
 
+def test_a_stable_companion_over_a_nightly_is_replaced_by_its_nightly_build() -> None:
+    """benchmarks/runs/seed134.json env 0: tf-nightly 2.23.0.dev20261026, then tf-keras 2.15.1
+    (``tensorflow<2.16,>=2.15``). PyPI's tf-keras has no 2.23 release (the fix ``tf-keras==2.23.*``
+    was refused there); tf-keras-nightly is its build for tf-nightly (tensorflow/tensorboard
+    #6684) and 2.23.0.dev2026102618 declares ``tf-nightly~=2.23.0.dev``. Run in a Python 3.11 venv
+    with tf-nightly 2.23.0.dev20261026 and tf-keras 2.15.1 (``--no-deps``), this fix installed
+    tf-keras-nightly 2.23.0.dev2026102618, pip check found nothing broken, and tf_keras imported
+    beside TensorFlow."""
+    unmet = UnmetRequirement(
+        line=(
+            "tf-keras 2.15.1 has requirement tensorflow<2.16,>=2.15, but you have tf-nightly "
+            "2.23.0.dev20261026."
+        ),
+        of="tf-keras",
+        of_version="2.15.1",
+        name="tf-nightly",
+        requirement="tensorflow<2.16,>=2.15",
+        have="2.23.0.dev20261026",
+    )
+    snapshot = scenario("real-tf-nightly-2.23-py3.11")
+    plan = stale.remedy(unmet, snapshot, load_matrix(), declared_as="tensorflow")
+    assert plan.fix.text() == (
+        'pip uninstall -y tf-keras && pip install "tf-keras-nightly>=2.23.0.dev,<2.24"'
+    )
+    assert "tf-nightly stays" in plan.changes
+    # a stable TensorFlow keeps the companion's own release of its series
+    stable = dataclasses.replace(unmet, name="tensorflow", have="2.17.1")
+    assert (
+        stale.remedy(stable, snapshot, load_matrix())
+        .fix.text()
+        .startswith('pip install "tf-keras==2.17.*"')
+    )
+
+
+def test_keras_2_written_over_a_nightlys_keras_goes_and_the_nightlys_is_put_back() -> None:
+    """benchmarks/runs/seed134.json env 41: tf-nightly (with keras-nightly 3.16.0.dev), then
+    ``pip install --no-deps keras==2.15.0``, which writes over the ``keras`` module. Installing
+    what tf-nightly declares (``keras-nightly>=3.12.0.dev``) is "already satisfied" and leaves
+    Keras 2's files: the fix uninstalls keras and puts keras-nightly's files back. Run in that
+    environment (Python 3.11), ``import keras`` failed before it (``cannot import name
+    'KerasTensor' from partially initialized module 'keras.src.backend'``) and gave
+    3.16.0.dev2026102704 after it, pip check finding nothing broken."""
+    base = scenario("real-tf-nightly-2.23-py3.11")
+    snapshot = dataclasses.replace(
+        base,
+        packages=dataclasses.replace(base.packages, keras="2.15.0", keras_distribution=None),
+    )
+    finding = keras(snapshot, load_matrix())
+    assert finding.cause == "keras_mismatch"
+    assert finding.fix == (
+        "pip uninstall -y keras && pip install --force-reinstall --no-deps "
+        '"keras-nightly==3.16.0.dev2026102704"'
+    )
+    # Keras 2 alone (no keras-nightly installed): what the nightly declares is installed
+    alone = dataclasses.replace(
+        snapshot,
+        packages=dataclasses.replace(
+            snapshot.packages,
+            requirements=tuple(
+                dataclasses.replace(r, installed=None) if "keras" in r.requirement else r
+                for r in snapshot.packages.requirements or ()
+            ),
+        ),
+    )
+    assert keras(alone, load_matrix()).fix == (
+        'pip install "keras-nightly>=3.12.0.dev"  # what TensorFlow 2.23.0-dev20261026 declares'
+    )
+
+
 def test_keras_missing_from_a_nightly_is_what_the_nightly_declares() -> None:
     """The same recording with keras-nightly uninstalled (its distribution and the module's
     owner gone): the fix is tf-nightly's own requirement, not the stable ``keras``."""

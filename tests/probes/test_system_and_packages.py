@@ -20,7 +20,7 @@ from tf_gpucheck.probes.interpreter import (
 )
 from tf_gpucheck.probes.packages import classify
 from tf_gpucheck.probes.system import probe_system
-from tf_gpucheck.snapshot import ENV_VARS
+from tf_gpucheck.snapshot import ENV_VARS, ImportsInfo, ModuleOrigin
 from tf_gpucheck.target import Target
 
 FACTS = InterpreterFacts("3.11.7", "/venv/bin/python", ())
@@ -105,6 +105,30 @@ def test_classify_sorts_tensorflow_keras_and_nvidia_wheels() -> None:
     assert packages.and_cuda_requirements == ("nvidia-cudnn-cu12==9.3.0.75",)
     assert packages.keras == "3.5.0"
     assert packages.tf_keras == "2.17.0"
+
+
+def test_keras_nightly_is_the_keras_installed_where_a_file_of_the_users_hides_its_module() -> None:
+    """benchmarks/runs/seed134.json env 40: ``pip install tf-nightly`` (it brings keras-nightly),
+    and a ``keras.py`` in the working folder. The module imported is that file, no
+    distribution's; the Keras installed is keras-nightly's all the same (the shadow is the
+    shadowing check's), not "none"."""
+    facts = InterpreterFacts(
+        "3.11.7",
+        "/venv/bin/python",
+        (
+            RawDistribution("keras-nightly", "3.16.0.dev2026102704", (), None),
+            RawDistribution("tf-nightly", "2.23.0.dev20261026", (), None),
+        ),
+        imports=ImportsInfo(
+            cwd="/work",
+            modules=(
+                ModuleOrigin("keras", "/work/keras.py", "cwd", distribution=False, owners=()),
+            ),
+        ),
+    )
+    packages = classify(facts)
+    assert packages.keras == "3.16.0.dev2026102704"
+    assert packages.keras_distribution == "keras-nightly"
 
 
 def test_interpreter_child_reports_what_the_in_process_reader_does() -> None:

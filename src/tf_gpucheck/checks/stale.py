@@ -244,6 +244,16 @@ def remedy(
             return plain(wanted, changes=f"install {unmet.name} as {unmet.of} asks")
         again = f"{unmet.of}=={unmet.of_version}" if unmet.of_version else unmet.name
         return plain(again, changes=f"install {unmet.name}")
+    nightly = _nightly_companion(unmet)
+    if nightly is not None:
+        return Remedy(
+            intent.then(intent.uninstall(unmet.of), intent.install(nightly)),
+            changes=(
+                f"replace {unmet.of} {unmet.of_version} with {nightly}, its build for "
+                f"{unmet.name} {unmet.have} ({unmet.of} is numbered with TensorFlow's releases, "
+                f"and a nightly has no release of that number; {unmet.name} stays)"
+            ),
+        )
     series = _lockstep(unmet, wanted)
     if series is not None and satisfy:
         # a companion numbered with TensorFlow: its own release of the installed TensorFlow's
@@ -294,6 +304,31 @@ def remedy(
         (satisfy,),
         changes=f"upgrade {unmet.of} ({unmet.name} {unmet.have} stays)",
     )
+
+
+NIGHTLY_COMPANIONS = {"tf-keras": "tf-keras-nightly"}
+"""A companion numbered with TensorFlow, and its build for tf-nightly: "tf-nightly is not
+compatible with tf-keras and needs to be used with tf-keras-nightly instead" (tensorflow/tensorboard
+commit cf175ea, "CI: Unpin tf-nightly and stay on Keras 2", #6684); tf-keras-nightly
+2.23.0.dev2026102618 declares ``tf-nightly~=2.23.0.dev`` (its METADATA)."""
+
+
+def _nightly_companion(unmet: UnmetRequirement) -> str | None:
+    """``tf-keras-nightly>=2.23.0.dev,<2.24`` where a companion numbered with TensorFlow
+    (tf-keras 2.15.1) declares TensorFlow and the installed one is a nightly (2.23.0.dev20261026):
+    no release of the companion has that number (PyPI's tf-keras has none past the last stable
+    TensorFlow), its nightly build of the same series does. ``None``: not so."""
+    nightly = NIGHTLY_COMPANIONS.get(canonicalize_name(unmet.of))
+    if nightly is None or canonicalize_name(unmet.name) not in TENSORFLOW_NAMES:
+        return None
+    try:
+        have = Version(unmet.have or "")
+    except InvalidVersion:
+        return None
+    if not have.is_prerelease:
+        return None
+    major, minor = (*have.release, 0)[:2]
+    return f"{nightly}>={major}.{minor}.0.dev,<{major}.{minor + 1}"
 
 
 def _lockstep(unmet: UnmetRequirement, wanted: str | None) -> str | None:

@@ -99,6 +99,11 @@ def keras_owner(facts: InterpreterFacts) -> str | None:
     found = next((m for m in modules if m.name == "keras"), None)
     installed = {d.name: d.installed_at or 0.0 for d in facts.distributions}
     owners = [o for o in (found.owners or ()) if o in installed] if found else []
+    if not owners and "keras-nightly" in installed:
+        # the module imported is no distribution's (a keras.py in the working folder hides it,
+        # which the shadowing check says): the Keras installed is still keras-nightly, the name
+        # a nightly TensorFlow declares (tensorflow/tools/pip_package/setup.py)
+        return "keras-nightly"
     # two: the later install wrote the files that are there now
     return max(owners, key=lambda o: installed[o]) if owners else None
 

@@ -206,12 +206,27 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
             return ok("keras", f"tf-keras {tf_keras} (TF_USE_LEGACY_KERAS)")
         if keras_version is None or minor_version(keras_version)[0] < 3:
             declared = declared_keras(snapshot)
+            over = _written_over(snapshot, keras_version)
             return fail(
                 "keras",
                 "keras_mismatch",
                 f"TensorFlow {version} needs Keras 3, found {keras_version or 'none'}",
-                "Since TensorFlow 2.16, tf.keras is Keras 3.",
-                intent.install(declared, note=f"what TensorFlow {version} declares")
+                "Since TensorFlow 2.16, tf.keras is Keras 3."
+                + (
+                    f" keras {keras_version} was installed over the files of {over[0]} "
+                    f"{over[1]}, which TensorFlow {version} declares: it goes, and {over[0]} "
+                    "is put back."
+                    if over
+                    else ""
+                ),
+                intent.then(
+                    intent.uninstall("keras"),
+                    intent.install(
+                        f"{over[0]}=={over[1]}", options=("--force-reinstall", "--no-deps")
+                    ),
+                )
+                if over
+                else intent.install(declared, note=f"what TensorFlow {version} declares")
                 if declared
                 else intent.install("keras>=3"),
             )
@@ -259,6 +274,36 @@ KERAS_DISTRIBUTIONS = ("keras", "keras-nightly")
 """What TensorFlow's wheels declare Keras as: ``keras-nightly`` for a nightly build, ``keras``
 otherwise (tensorflow/tools/pip_package/setup.py, ``'keras-nightly' if 'nightly' in
 project_name``)."""
+
+
+def _written_over(snapshot: Snapshot, keras_version: str | None) -> tuple[str, str] | None:
+    """``("keras-nightly", "3.16.0.dev2026102704")`` where a ``keras`` distribution (Keras 2)
+    was installed beside the keras-nightly a nightly TensorFlow declares and already has: both
+    write the ``keras`` module, so the installer's "already satisfied" leaves the Keras 2 files
+    in place. ``None``: not so."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    from tf_gpucheck.checks.layers.requirements import parse_requirement
+
+    if keras_version is None or snapshot.packages.keras_distribution is not None:
+        return None  # no ``keras`` distribution: nothing written over the declared one
+    names = {d.name for d in snapshot.packages.tensorflow}
+    for item in snapshot.packages.requirements or ():
+        requirement = parse_requirement(item.requirement)
+        if item.of not in names or requirement is None or not item.installed:
+            continue
+        name = requirement.name.lower()
+        if name == "keras" or name not in KERAS_DISTRIBUTIONS:
+            continue
+        try:
+            met = SpecifierSet(str(requirement.specifier)).contains(
+                Version(item.installed), prereleases=True
+            )
+        except (InvalidSpecifier, InvalidVersion):
+            return None
+        return (name, item.installed) if met else None
+    return None
 
 
 def declared_keras(snapshot: Snapshot) -> str | None:
