@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from tests.conftest import scenario
 from tests.installer.shellwords import read_command
-from tf_gpucheck.checks import Status, run_checks, stale
+from tf_gpucheck.checks import Status, releases, run_checks, stale
 from tf_gpucheck.checks.layers.libraries import cudnn
 from tf_gpucheck.checks.layers.requirements import tf_requirements
 from tf_gpucheck.checks.layers.runtime import keras
@@ -420,11 +420,11 @@ def test_no_tensorflow_built_against_numpy_1_is_the_release_that_keeps_numpy_2()
         requirement="numpy<=1.24.3,>=1.22",
         have="2.2.6",
     )
-    row = stale.newer_tensorflow(scenario("real-tf-2.15-jax-0.7-py3.11"), matrix, unmet)
+    row = releases.newer_tensorflow(scenario("real-tf-2.15-jax-0.7-py3.11"), matrix, unmet)
     assert row is not None
     # TensorFlow 2.18.0's release notes: "now supports and is compiled with NumPy 2.0 by default"
     assert Version(row.version).release[:2] >= (2, 18)
     older = matrix.release("2.14.0")
     assert older is not None
-    assert not stale._accepts(older, "numpy", Version("2.2.6"), "3.11")
-    assert stale._accepts(older, "numpy", Version("1.26.4"), "3.11")
+    assert not releases.accepts(older, "numpy", Version("2.2.6"), "3.11")
+    assert releases.accepts(older, "numpy", Version("1.26.4"), "3.11")

@@ -82,7 +82,7 @@ def kept_release(snapshot: Snapshot, matrix: Matrix, default: str | None) -> str
     from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
-    from tf_gpucheck.checks.stale import applies
+    from tf_gpucheck.checks.releases import applies
 
     installed: dict[str, tuple[str, float | None]] = {}
     for item in snapshot.packages.requirements or ():

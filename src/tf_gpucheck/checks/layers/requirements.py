@@ -9,7 +9,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from tf_gpucheck.checks import facts, stale
+from tf_gpucheck.checks import facts, releases, stale
 from tf_gpucheck.checks.findings import (
     Finding,
     Observation,
@@ -92,7 +92,7 @@ def requirement_problems(
     if numpy and tf_version and not any(c == "numpy_incompatible" for c, _, _ in problems):
         try:
             numpy_2 = Version(numpy).major >= 2
-            old_build = Version(tf_version).release[:2] < stale.NUMPY_2_FROM
+            old_build = Version(tf_version).release[:2] < releases.NUMPY_2_FROM
         except InvalidVersion:
             numpy_2 = old_build = False
         if numpy_2 and old_build:
@@ -340,7 +340,7 @@ def _numpy_abi(
         return None
     try:
         numpy_2 = Version(numpy).major >= 2
-        old_build = Version(tf_version).release[:2] < stale.NUMPY_2_FROM
+        old_build = Version(tf_version).release[:2] < releases.NUMPY_2_FROM
     except InvalidVersion:
         return None
     if not (numpy_2 and old_build):
