@@ -99,7 +99,12 @@ def keras_owner(facts: InterpreterFacts) -> str | None:
     found = next((m for m in modules if m.name == "keras"), None)
     installed = {d.name: d.installed_at or 0.0 for d in facts.distributions}
     owners = [o for o in (found.owners or ()) if o in installed] if found else []
-    if not owners and "keras-nightly" in installed:
+    if (
+        not owners
+        and found is not None
+        and found.distribution is False
+        and "keras-nightly" in installed
+    ):
         # the module imported is no distribution's (a keras.py in the working folder hides it,
         # which the shadowing check says): the Keras installed is still keras-nightly, the name
         # a nightly TensorFlow declares (tensorflow/tools/pip_package/setup.py)
