@@ -24,7 +24,15 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 import claims_recipes as recipes
-from claims_oracle import PROBE, Oracle, PipProblem, _specifier, _under, parse_pip_check
+from claims_oracle import (
+    PROBE,
+    Oracle,
+    PipProblem,
+    _specifier,
+    _under,
+    oracle_causes,
+    parse_pip_check,
+)
 from claims_statements import _TF_DISTRIBUTIONS, run_doctor
 
 Json = dict[str, Any]
@@ -542,7 +550,11 @@ def check_fix(
             return FixResult(
                 "fails", fix, cause, "doctor still reports it afterwards", time.monotonic() - start
             )
-        brought = sorted(_package_causes(again.report) - _package_causes(report))
+        # brought: a cause neither doctor nor the oracle's own experiments found before the fix
+        # (one the oracle found, such as a second unmet range that doctor's one finding named
+        # by the first range's cause, was there already)
+        before_truth = set(oracle_causes(oracle)) if oracle is not None else set()
+        brought = sorted(_package_causes(again.report) - _package_causes(report) - before_truth)
         if brought:
             return FixResult(
                 "fails",

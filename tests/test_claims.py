@@ -678,6 +678,23 @@ def test_a_fix_that_brings_a_broken_requirement_does_not_work(tmp_path: Path) ->
     assert (brings.status, brings.why) == ("fails", "it brings numpy_incompatible")
     assert judged("1.26.4").status == "works"
 
+    # where the oracle's own experiment (its pip check) finds the cause before the fix, it was
+    # there already: doctor naming one finding by another range's cause does not make the fix
+    # bring it
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--no-index", "--find-links", wheels,
+         "numpy==2.1.0"],
+        check=True,
+    )  # fmt: skip
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    assert "numpy_incompatible" in claims_oracle.oracle_causes(oracle)
+    fix = f"{python} -m pip install numpy==2.1.0"
+    report = {"first_fix": {"cause": "demo_cause", "check": "demo", "fix": fix}}
+    there = claims_fixes.check_fix(
+        built, report, GPUCHECK, no_tf=True, activated=False, oracle=oracle
+    )
+    assert (there.status, there.why) == ("works", "")
+
 
 @pytest.mark.slow
 def test_the_size_of_a_fix_is_judged_against_the_oracles_own_smallest_change(
