@@ -25,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 import claims_recipes as recipes
 from claims_oracle import (
+    LEGACY_KERAS_MISSING,
     PROBE,
     Oracle,
     PipProblem,
@@ -392,6 +393,13 @@ def check_fix(
         # version the user asked for: that is not the fix's doing)
         target = _rewrite(built.target, w, copy)
         before = _versions(target, env, cwd)
+        # what the environment itself holds, without what PYTHONPATH lends it: a fix that only
+        # stops a lent copy hiding the environment's own changes no version of the user's
+        own = (
+            _versions(target, {k: v for k, v in env.items() if k != "PYTHONPATH"}, cwd)
+            if env.get("PYTHONPATH")
+            else before
+        )
         would: dict[str, str] = {}
         """What the installer's dry runs say they would install (where a download was needed)."""
         dry_only = False
@@ -584,7 +592,7 @@ def check_fix(
         # except a version that breaks what an installed distribution declares (putting it back
         # in that range is the smallest change there is)
         breaking = _may_go_down(built, oracle.pip_check()[0]) if oracle else set()
-        lower = [] if fresh else _went_down(built, target, env, cwd, before, breaking)
+        lower = [] if fresh else _went_down(built, target, env, cwd, before, breaking, own)
         if lower:
             return FixResult(
                 "fails",
@@ -630,11 +638,14 @@ def _went_down(
     cwd: Path,
     before: Mapping[str, str],
     breaking: set[str] | frozenset[str] = frozenset(),
+    own: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The versions the user asked for that the fix lowered (from what was there before it),
     below the version the user chose: what another environment lent through ``PYTHONPATH`` may
     be newer than the user's own choice, and the user's choice is no loss. ``breaking``: the
-    distributions the oracle's pip check finds outside what another declares, which may go."""
+    distributions the oracle's pip check finds outside what another declares, which may go.
+    ``own``: what the environment itself held before the fix (``PYTHONPATH`` left out); a
+    version it already had is not one the fix lowered (a later step of the recipe moved it)."""
     after = _versions(target, env, cwd)
     out = []
     for name, chosen in sorted(built.explicit.items()):
@@ -642,6 +653,8 @@ def _went_down(
         if key in breaking:
             continue
         was, now = before.get(key), after.get(key)
+        if own is not None and now is not None and own.get(key) == now:
+            continue
         try:
             if was and now and Version(now) < Version(was) and Version(now) < Version(chosen):
                 out.append(f"{name} {was} -> {now}")
@@ -868,6 +881,11 @@ def _smallest(
     wanted += sorted(
         {f"{p.of}=={p.of_version}" for p in problems if p.of_version and p.of not in moved}
     )
+    if oracle_causes(oracle).get("keras_mismatch") == LEGACY_KERAS_MISSING:
+        # tf.keras is tf-keras there, and none is installed: a change that meets the check
+        # without it leaves that cause, so it is no smaller; the resolver picks the tf-keras
+        # the pinned TensorFlow accepts
+        wanted.append("tf-keras")
     words = "installing " + " ".join(wanted)
     w = built.w
     copy = w.parent / "wsmall"

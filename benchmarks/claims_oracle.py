@@ -987,6 +987,11 @@ ORACLE_CAUSES = frozenset(
 CPU_DISTRIBUTIONS = frozenset({"tensorflow-cpu", "tf-nightly-cpu", "tensorflow-cpu-aws"})
 
 
+LEGACY_KERAS_MISSING = "TF_USE_LEGACY_KERAS=1 and importlib.metadata finds no tf-keras"
+"""Why the oracle says keras_mismatch where no pip check line says it: tf.keras is then tf-keras
+(TensorFlow 2.16+), and it is not installed."""
+
+
 def oracle_causes(oracle: Oracle) -> dict[str, str]:
     """Each cause the experiments show, with what shows it."""
     out: dict[str, str] = {}
@@ -1054,7 +1059,7 @@ def oracle_causes(oracle: Oracle) -> dict[str, str]:
     except InvalidVersion:
         keras3_era = False
     if legacy and keras3_era and "tf-keras" not in dists:
-        out["keras_mismatch"] = "TF_USE_LEGACY_KERAS=1 and importlib.metadata finds no tf-keras"
+        out["keras_mismatch"] = LEGACY_KERAS_MISSING
     backend = env.get("KERAS_BACKEND", "")
     keras = dists.get("keras")
     keras3 = (
