@@ -485,6 +485,20 @@ def test_the_users_own_choice_back_in_view_is_no_loss(tmp_path: Path) -> None:
     plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     assert claims_fixes._went_down(built, str(python), plain, tmp_path, before) == []
 
+    # benchmarks/runs/seed135.json env 54: the user chose ml-dtypes 0.5.1, a later step of
+    # theirs (tf-keras 2.17.0 bringing TensorFlow 2.17) took their environment's own to 0.4.1,
+    # and PYTHONPATH lent 0.7.0 over it. Unsetting PYTHONPATH shows 0.4.1, which the environment
+    # already held: the fix lowered nothing
+    install_fake(site_packages(python), "ml-dtypes", "0.4.1")
+    install_fake(other, "ml-dtypes", "0.7.0")
+    built = type("Built", (), {"explicit": {"ml-dtypes": "0.5.1"}})()
+    before = claims_fixes._versions(str(python), lent, tmp_path)
+    own = claims_fixes._versions(str(python), plain, tmp_path)
+    assert (before["ml-dtypes"], own["ml-dtypes"]) == ("0.7.0", "0.4.1")
+    assert claims_fixes._went_down(built, str(python), plain, tmp_path, before, own=own) == []
+    lowered = claims_fixes._went_down(built, str(python), plain, tmp_path, before)
+    assert lowered == ["ml-dtypes 0.7.0 -> 0.4.1"]  # without what the environment held
+
 
 @pytest.mark.slow
 def test_the_wheelhouse_stands_in_for_the_index_only_where_the_users_pip_uses_one(
@@ -746,6 +760,39 @@ def test_the_size_of_a_fix_is_judged_against_the_oracles_own_smallest_change(
     assert moved.status == "works"
     assert moved.changed == ["keras 2.15.0 -> 3.5.0", "tensorflow 2.15.1 -> 2.20.0"]
     assert moved.size.startswith("larger: the fix changes 2 (1 across a major release)")
+
+
+@pytest.mark.slow
+def test_the_oracles_smallest_change_meets_a_missing_legacy_keras_too(tmp_path: Path) -> None:
+    """benchmarks/runs/seed135.json env 51: TF_USE_LEGACY_KERAS=1 over TensorFlow 2.21 with no
+    tf-keras, and pip check's h5py line. A change that meets the check alone leaves tf.keras
+    without its tf-keras: the oracle's own change installs tf-keras too (the resolver picks the
+    one the pinned TensorFlow accepts), so a fix that installs it is not larger for that."""
+    from tests.probes.test_user_import import install_fake
+    from tests.test_target import site_packages
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    make_wheel(wheels, "h5py", "3.14.0", {"h5py/__init__.py": ""})
+    make_wheel(wheels, "tf-keras", "2.21.0", {"tf_keras/__init__.py": ""},
+               requires=("tensorflow<2.22,>=2.21",))  # fmt: skip
+    w = tmp_path / "w"
+    w.mkdir()
+    python = venv(w / "env")
+    site = site_packages(python)
+    install_fake(site, "tensorflow", "2.21.0", "Metadata-Version: 2.1\nName: tensorflow\n"
+                 "Version: 2.21.0\nRequires-Dist: h5py (<3.15.0,>=3.11.0)")  # fmt: skip
+    install_fake(site, "h5py", "3.16.0")
+    built = built_for(w, python, TF_USE_LEGACY_KERAS="1")
+    built.wheelhouse = wheels
+    oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
+    assert claims_oracle.oracle_causes(oracle)["keras_mismatch"] == (
+        claims_oracle.LEGACY_KERAS_MISSING
+    )
+    problems, _tool = oracle.pip_check()
+    smallest, words = claims_fixes._smallest(built, oracle, problems)
+    assert smallest == ["h5py 3.16.0 -> 3.14.0", "tf-keras (new) -> 2.21.0"]
+    assert words.endswith(" tf-keras")
 
 
 @pytest.mark.slow
