@@ -1047,6 +1047,10 @@ def oracle_causes(oracle: Oracle) -> dict[str, str]:
             "keras": "keras_mismatch",
             "tf-keras": "keras_mismatch",
         }.get(p.name, "tf_requirement_unmet")
+        if p.have is None and code in ("numpy_incompatible", "protobuf_incompatible"):
+            # not installed at all: no version to be incompatible; causes.yaml's
+            # tf_requirement_unmet is "a package TensorFlow or Keras declares ... is missing"
+            code = "tf_requirement_unmet"
         out.setdefault(
             code, f"{tool}: {p.of} needs {p.requirement or p.name}, has {p.have or 'none'}"
         )

@@ -819,6 +819,11 @@ def test_a_missing_requirement_is_sized_by_the_range_its_declarer_gives(tmp_path
     oracle = claims_oracle.Oracle(built, tmp_path / "scratch", recipes.CACHE / "bin")
     problems, _tool = oracle.pip_check()
     assert [(p.name, p.requirement) for p in problems] == [("numpy", None)]
+    # NumPy not installed at all is a missing requirement, not an incompatible NumPy
+    # (benchmarks/runs/seed135.json env 33; causes.yaml's meaning of each)
+    causes = claims_oracle.oracle_causes(oracle)
+    assert "tf_requirement_unmet" in causes
+    assert "numpy_incompatible" not in causes
     smallest, words = claims_fixes._smallest(built, oracle, problems)
     assert smallest == ["numpy (new) -> 1.26.4"]
     assert words == "installing numpy tensorflow==2.15.1"
