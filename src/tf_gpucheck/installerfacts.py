@@ -65,6 +65,12 @@ class UnmetRequirement:
     name_requested: bool | None = None
     of_installed_at: float | None = None
     name_installed_at: float | None = None
+    of_location: str | None = None
+    """Where the declaring distribution's metadata lies: ``site``, ``user_site``,
+    ``system_site``, ``pythonpath`` (a folder PYTHONPATH lends), ``other``
+    (``RawDistribution.location``); ``None``: not read."""
+    name_location: str | None = None
+    """Where the installed ``name`` lies, the same way."""
     others: tuple[Declared, ...] | None = None
     """What every other installed distribution declares on ``name`` (its marker held for the
     target), read from their metadata: whether meeting ``requirement`` breaks one of them

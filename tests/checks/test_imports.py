@@ -44,6 +44,37 @@ def test_a_module_another_environment_lends_through_a_pth_file(tmp_path: Path) -
 
 
 @pytest.mark.slow
+def test_a_range_that_pythonpath_lends_from_another_environment_is_fixed_by_that_folder(
+    tmp_path: Path,
+) -> None:
+    """benchmarks/runs/seed135.json env 17: another environment's NumPy 2 comes through
+    PYTHONPATH over this environment's own 1.26.4, under a TensorFlow that declares numpy<2.
+    Installing NumPy into this environment leaves what the folder shows (the generated run:
+    "doctor still reports it afterwards"): the requirement's fix is the folder's, and without
+    PYTHONPATH the environment's own NumPy meets the range."""
+    other = make_venv(tmp_path / "other")
+    install_fake(site_packages(other), "numpy", "2.4.6")
+    env = venv_with_pip(tmp_path / "env")
+    site = site_packages(env)
+    install_fake(site, "tensorflow", "2.16.1", "Metadata-Version: 2.1\nName: tensorflow\n"
+                 "Version: 2.16.1\nRequires-Dist: numpy<2.0.0,>=1.23.5")  # fmt: skip
+    install_fake(site, "numpy", "1.26.4")
+    lent = {"PYTHONPATH": str(site_packages(other))}
+    found = checks(doctor(env, "--proof-budget", "0", cwd=tmp_path, **lent))
+    requirement = found["tf_requirements"]
+    assert requirement["cause"] == "numpy_incompatible"
+    assert "but you have numpy 2.4.6" in requirement["summary"]
+    assert requirement["fix"].startswith("unset PYTHONPATH"), requirement["fix"]
+    assert "pip install" not in requirement["fix"]
+    assert "PYTHONPATH lends from another environment's folder" in requirement["details"]
+    assert found["user_import"]["cause"] == "pythonpath_foreign"
+    # the folder's fix done, the environment's own NumPy is read and meets the range
+    assert checks(doctor(env, "--proof-budget", "0", cwd=tmp_path))["tf_requirements"][
+        "status"
+    ] in ("ok", "info")
+
+
+@pytest.mark.slow
 def test_this_environments_own_module_is_said_so(tmp_path: Path) -> None:
     env = make_venv(tmp_path / "env")
     install_fake(site_packages(env), "tensorflow", "2.21.0")

@@ -600,4 +600,6 @@ def read_check_line(line: str, known: Mapping[str, RawDistribution]) -> UnmetReq
         name_requested=dist.requested if dist else None,
         of_installed_at=of_dist.installed_at if of_dist else None,
         name_installed_at=dist.installed_at if dist else None,
+        of_location=of_dist.location if of_dist else None,
+        name_location=dist.location if dist else None,
     )

@@ -233,6 +233,24 @@ def _shadow(
     return None
 
 
+def foreign_pythonpath(snapshot: Snapshot, matrix: Matrix) -> Fix | None:
+    """The fix ``user_import`` gives where PYTHONPATH brings another environment's package over
+    (or instead of) this environment's own (``pythonpath_foreign``); ``None``: it does not."""
+    imports = snapshot.imports
+    if imports is None:
+        return None
+    broken = snapshot.tensorflow.probed and snapshot.tensorflow.error is not None
+    for module in imports.modules:
+        found = _shadow(module, imports, broken)
+        if found is None:
+            continue
+        cause, _summary, fix, _status = found
+        if cause != "pythonpath_foreign" or not isinstance(fix, Fix):
+            return None  # the first finding is another cause's
+        return _own_installs_after(fix, module.path_entry, snapshot, matrix)
+    return None
+
+
 @check("user_import", "Your own `import tensorflow` gets this environment's TensorFlow")
 def user_import(snapshot: Snapshot, matrix: Matrix) -> Finding:
     imports = snapshot.imports

@@ -255,6 +255,21 @@ def _from_installer_check(
         "tf_requirement_unmet",
     )
     ours.sort(key=lambda u: (order.index(_family(u)), not _hard(u)))
+    lent, foreign = _lent(ours, snapshot, matrix)
+    if foreign is not None and len(lent) == len(ours):
+        first = ours[0]
+        more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
+        return fail(
+            "tf_requirements",
+            _family(first),
+            f"{by}: {first.line}{more}",
+            "\n".join(f"{by}: {u.line}" for u in ours) + f"\n{_LENT}" + aside,
+            foreign,
+            observed=observed,
+        )
+    if foreign is not None:  # the environment's own lines are fixed; the lent ones go with it
+        aside = f"\nThrough PYTHONPATH: {'; '.join(u.line for u in lent)} {_LENT}" + aside
+        ours = [u for u in ours if u not in lent]
     first = ours[0]
     # what the same package declares is met in one install (another's bound may pull against it)
     plan = stale.together(
@@ -276,6 +291,26 @@ def _from_installer_check(
         observed=observed,
     )
     return finding.otherwise(plan.fallbacks)
+
+
+_LENT = (
+    "A side of each line is a distribution that PYTHONPATH lends from another environment's "
+    "folder: installing into this environment does not change what that folder shows, and "
+    "without it this environment's own are read. The fix is the one for that folder."
+)
+
+
+def _lent(
+    unmet: list[UnmetRequirement], snapshot: Snapshot, matrix: Matrix
+) -> tuple[list[UnmetRequirement], Fix | None]:
+    """The lines with a side (the declaring distribution or the installed version) in a folder
+    PYTHONPATH lends, and the fix ``user_import`` gives for that folder where it is another
+    environment's (``pythonpath_foreign``); ``None`` where it is not (a ``--target`` folder of
+    the user's own is where a fix installs)."""
+    from tf_gpucheck.checks.layers.imports import foreign_pythonpath
+
+    lent = [u for u in unmet if "pythonpath" in (u.of_location, u.name_location)]
+    return lent, foreign_pythonpath(snapshot, matrix) if lent else None
 
 
 _SUBSTANCE = (
