@@ -259,7 +259,8 @@ def _from_installer_check(
     if foreign is not None and len(lent) == len(ours):
         first = ours[0]
         more = f" (and {len(ours) - 1} more)" if len(ours) > 1 else ""
-        return fail(
+        judge = fail if _stops(first, snapshot) or snapshot.tensorflow.error else warn
+        return judge(
             "tf_requirements",
             _family(first),
             f"{by}: {first.line}{more}",
