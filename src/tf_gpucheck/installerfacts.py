@@ -65,17 +65,15 @@ class UnmetRequirement:
     name_requested: bool | None = None
     of_installed_at: float | None = None
     name_installed_at: float | None = None
-    of_location: str | None = None
-    """Where the declaring distribution's metadata lies: ``site``, ``user_site``,
-    ``system_site``, ``pythonpath`` (a folder PYTHONPATH lends), ``other``
-    (``RawDistribution.location``); ``None``: not read."""
-    name_location: str | None = None
-    """Where the installed ``name`` lies, the same way."""
     others: tuple[Declared, ...] | None = None
     """What every other installed distribution declares on ``name`` (its marker held for the
     target), read from their metadata: whether meeting ``requirement`` breaks one of them
     (``jax 0.6.2`` declares ``ml-dtypes>=0.5.0``); ``()``: none declares on it; ``None``: not
     read (an older snapshot, or the metadata was not read)."""
+    of_location: str | None = None
+    name_location: str | None = None
+    """Where each side's metadata lies (``RawDistribution.location``): ``site``, ``user_site``,
+    ``system_site``, ``pythonpath`` (a folder PYTHONPATH lends), ``other``; ``None``: not read."""
 
 
 PIP_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
