@@ -91,6 +91,60 @@ def test_going_back_with_the_holder_comes_before_a_newer_tensorflow_in_the_keras
     assert plan.install[0].startswith("tensorflow[and-cuda]==2.1")
 
 
+def test_where_one_plan_moves_tensorflow_the_old_releases_ranges_give_way() -> None:
+    """benchmarks/runs/seed136.json env 16: tensorflow-cpu 2.17.1 beside a TensorFlow 2.21 that
+    declares protobuf and ml-dtypes ranges past 2.17.1's, and NumPy uninstalled. Keeping
+    protobuf 7.36.2 moves tensorflow-cpu to 2.20; NumPy missing was then installed as 2.17.1
+    declares (``numpy<2.0.0``), which the installer refused beside ml-dtypes 0.7.0. Where
+    TensorFlow moves, NumPy is named bare: pip's dry run of the merged install in a fresh
+    Python 3.11 venv would install tensorflow-cpu 2.20.0, protobuf 7.36.2, ml-dtypes 0.7.0 and
+    NumPy 2.4.6."""
+    snapshot = scenario("real-tf-2.15-jax-0.7-py3.11")  # Python 3.11
+    protobuf = "protobuf!=4.21.0,!=4.21.1,!=4.21.2,!=4.21.3,!=4.21.4,!=4.21.5,<5.0.0dev,>=3.20.3"
+    lines = (
+        UnmetRequirement(
+            line=f"tensorflow-cpu 2.17.1 has requirement {protobuf}, but you have protobuf 7.36.2.",
+            of="tensorflow-cpu",
+            of_version="2.17.1",
+            name="protobuf",
+            requirement=protobuf,
+            have="7.36.2",
+            others=(Declared("tensorflow", "2.21.0", "protobuf<8.0.0,>=6.31.1"),),
+        ),
+        UnmetRequirement(
+            line=(
+                "tensorflow-cpu 2.17.1 has requirement ml-dtypes<0.5.0,>=0.3.1, but you have "
+                "ml-dtypes 0.7.0."
+            ),
+            of="tensorflow-cpu",
+            of_version="2.17.1",
+            name="ml-dtypes",
+            requirement="ml-dtypes<0.5.0,>=0.3.1",
+            have="0.7.0",
+            others=(Declared("tensorflow", "2.21.0", "ml-dtypes<1.0.0,>=0.5.1"),),
+        ),
+        UnmetRequirement(
+            line="tensorflow-cpu 2.17.1 requires numpy, which is not installed.",
+            of="tensorflow-cpu",
+            of_version="2.17.1",
+            name="numpy",
+            requirement="numpy<2.0.0,>=1.23.5",
+            have=None,
+        ),
+    )
+    plans = [stale.remedy(u, snapshot, load_matrix()) for u in lines]
+    assert plans[2].install == ("numpy<2.0.0,>=1.23.5",)  # alone, what 2.17.1 declares
+    merged = stale.together(plans)
+    assert merged.install == (
+        "tensorflow-cpu==2.20.*",
+        "protobuf==7.36.2",
+        "ml-dtypes==0.7.0",
+        "numpy",
+    )
+    # nothing moves TensorFlow: the range stays what the installed release declares
+    assert stale.together([plans[2]]).install == ("numpy<2.0.0,>=1.23.5",)
+
+
 def _facts(*dists: RawDistribution) -> InterpreterFacts:
     return InterpreterFacts(
         python_version="3.11.7",

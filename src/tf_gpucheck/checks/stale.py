@@ -53,6 +53,10 @@ class Remedy:
     gist: str = ""
     """``changes`` without the alternative it names, said where the plan is merged into one that
     moves TensorFlow (the alternative is then what happens)."""
+    when_moved: tuple[str, ...] | None = None
+    """What this plan installs instead where another plan merged with it moves TensorFlow: a
+    range read from the installed TensorFlow no longer holds, so the package's bare name (the
+    resolver takes the new release's range, or keeps what is there). ``None``: ``install``."""
 
 
 def plain(
@@ -61,9 +65,18 @@ def plain(
     changes: str = "",
     kept: str = "",
     gist: str = "",
+    when_moved: tuple[str, ...] | None = None,
 ) -> Remedy:
     """One install of ``requirements``, as a value and as the intent it prints."""
-    return Remedy(install_line(requirements), fallbacks, changes, kept, tuple(requirements), gist)
+    return Remedy(
+        install_line(requirements),
+        fallbacks,
+        changes,
+        kept,
+        tuple(requirements),
+        gist,
+        when_moved,
+    )
 
 
 def install_line(requirements: Sequence[str]) -> Fix:
@@ -75,16 +88,28 @@ def together(plans: Sequence[Remedy]) -> Remedy:
     install: the installer's check lists each unmet requirement, and a fix of one alone leaves
     the next (seen: protobuf upgraded, ml-dtypes still missing). Where two name the same
     package, a range beats a bare name (a holder taken back beside the range it must meet). The
-    first fallbacks merge the same way where each is one plain install. A first plan of another
+    first fallbacks merge the same way where each is one plain install. Where one plan moves
+    TensorFlow, the others give their ``when_moved`` (a bare name for a range read from the
+    installed release). A first plan of another
     kind (an uninstall, an upgrade without a version) stays alone. The caller passes the plans of
     one declaring package's requirements."""
     first = plans[0]
     if not first.install:
         return first
-    wanted = list(first.install)
+    # where one plan moves TensorFlow, TensorFlow moves: the others' ranges read from the
+    # installed TensorFlow give way to the new release's (seen: numpy<2 from 2.17.1 beside a
+    # move to 2.20 that keeps ml-dtypes 0.7.0, which needs NumPy 2)
+    moving = any(p.kept and p.install for p in plans)
+
+    def part(plan: Remedy) -> tuple[str, ...]:
+        if moving and not plan.kept and plan.when_moved is not None:
+            return plan.when_moved
+        return plan.install
+
+    wanted = list(part(first))
     merged = [first]
     for plan in plans[1:]:
-        grown = _merged(wanted, plan.install)
+        grown = _merged(wanted, part(plan))
         if grown is None or grown == wanted:
             continue
         wanted = grown
@@ -242,7 +267,11 @@ def remedy(
     satisfy = install_line([wanted]) if wanted else None
     if way == "missing":
         if wanted:
-            return plain(wanted, changes=f"install {unmet.name} as {unmet.of} asks")
+            return plain(
+                wanted,
+                changes=f"install {unmet.name} as {unmet.of} asks",
+                when_moved=(unmet.name,) if unmet.of in TENSORFLOW_NAMES else None,
+            )
         again = f"{unmet.of}=={unmet.of_version}" if unmet.of_version else unmet.name
         return plain(again, changes=f"install {unmet.name}")
     nightly = _nightly_companion(unmet)
@@ -404,13 +433,19 @@ def _tensorflow_or_back(
     back = _back_with_holders(unmet, wanted, needs)
     if row is None:
         if back is not None:
-            return plain(*back, changes=f"{_back_words(unmet, needs, gist)})", gist=gist)
+            return plain(
+                *back,
+                changes=f"{_back_words(unmet, needs, gist)})",
+                gist=gist,
+                when_moved=(unmet.name,),
+            )
         return plain(
             wanted,
             changes=(
                 f"change {unmet.name}: no newer TensorFlow takes it here{_breaks(unmet, wanted)}"
             ),
             gist=gist,
+            when_moved=(unmet.name,),
         )
     if back is not None:
         return plain(
@@ -421,6 +456,7 @@ def _tensorflow_or_back(
                 f"{row.version}{jump})"
             ),
             gist=gist,
+            when_moved=(unmet.name,),
         )
     if needs:
         held = needs[0]
@@ -440,6 +476,7 @@ def _tensorflow_or_back(
                 f"upgrading {unmet.of} to {row.version}{jump})"
             ),
             gist=gist,
+            when_moved=(unmet.name,),
         )
     return plain(
         *moved,
