@@ -141,6 +141,7 @@ def test_where_one_plan_moves_tensorflow_the_old_releases_ranges_give_way() -> N
         "ml-dtypes==0.7.0",
         "numpy",
     )
+    assert merged.changes.endswith("; numpy as the new release declares it")
     # nothing moves TensorFlow: the range stays what the installed release declares
     assert stale.together([plans[2]]).install == ("numpy<2.0.0,>=1.23.5",)
 

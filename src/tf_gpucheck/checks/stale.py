@@ -101,10 +101,11 @@ def together(plans: Sequence[Remedy]) -> Remedy:
     # move to 2.20 that keeps ml-dtypes 0.7.0, which needs NumPy 2)
     moving = any(p.kept and p.install for p in plans)
 
+    def gives_way(plan: Remedy) -> bool:
+        return moving and not plan.kept and plan.when_moved is not None
+
     def part(plan: Remedy) -> tuple[str, ...]:
-        if moving and not plan.kept and plan.when_moved is not None:
-            return plan.when_moved
-        return plan.install
+        return plan.when_moved if gives_way(plan) and plan.when_moved else plan.install
 
     wanted = list(part(first))
     merged = [first]
@@ -119,7 +120,9 @@ def together(plans: Sequence[Remedy]) -> Remedy:
     mover = next((p for p in merged if p.kept), None)
     changes = []
     for plan in merged:
-        if mover is None or plan is mover:
+        if gives_way(plan):  # its range was the installed release's
+            changes.append(f"{', '.join(part(plan))} as the new release declares it")
+        elif mover is None or plan is mover:
             changes.append(plan.changes)
         else:  # TensorFlow moves once: the others' reason to keep, or their package's change
             changes.append(plan.kept or plan.gist or plan.changes)
