@@ -213,9 +213,9 @@ def keras(snapshot: Snapshot, matrix: Matrix) -> Finding:
                 f"TensorFlow {version} needs Keras 3, found {keras_version or 'none'}",
                 "Since TensorFlow 2.16, tf.keras is Keras 3."
                 + (
-                    f" keras {keras_version} was installed over the files of {over[0]} "
-                    f"{over[1]}, which TensorFlow {version} declares: it goes, and {over[0]} "
-                    "is put back."
+                    f" keras {keras_version} and {over[0]} {over[1]} both write the keras "
+                    f"module, and TensorFlow {version} declares {over[0]}: keras goes, and "
+                    f"{over[0]}'s files are put back."
                     if over
                     else ""
                 ),
