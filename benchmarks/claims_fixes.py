@@ -509,6 +509,13 @@ def check_fix(
                 dry = _dry(part)
                 assert dry is not None
                 code, text = _run(dry, _dry_wheels(part, own, options, built, target), cwd)
+                if code != 0 and "no such option: --dry-run" in text:
+                    return FixResult(  # pip before 22.2, as on the path outside the copy
+                        "not_checkable",
+                        fix,
+                        cause,
+                        "needs a download the wheelhouse lacks, and this pip has no --dry-run",
+                    )
                 if code != 0:
                     return FixResult(
                         "fails", fix, cause, f"the installer refuses: {_error_line(text)}"
