@@ -281,7 +281,7 @@ def _written_over(snapshot: Snapshot, keras_version: str | None) -> tuple[str, s
     was installed beside the keras-nightly a nightly TensorFlow declares and already has: both
     write the ``keras`` module, so the installer's "already satisfied" leaves the Keras 2 files
     in place. ``None``: not so."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
     from tf_gpucheck.checks.layers.requirements import parse_requirement
@@ -293,14 +293,12 @@ def _written_over(snapshot: Snapshot, keras_version: str | None) -> tuple[str, s
         requirement = parse_requirement(item.requirement)
         if item.of not in names or requirement is None or not item.installed:
             continue
-        name = requirement.name.lower()
+        name = canonicalize_name(requirement.name)
         if name == "keras" or name not in KERAS_DISTRIBUTIONS:
             continue
         try:
-            met = SpecifierSet(str(requirement.specifier)).contains(
-                Version(item.installed), prereleases=True
-            )
-        except (InvalidSpecifier, InvalidVersion):
+            met = requirement.specifier.contains(Version(item.installed), prereleases=True)
+        except InvalidVersion:
             return None
         return (name, item.installed) if met else None
     return None
